@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What the harness needs from Debian, and installing what is missing."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Callable, List, Optional, Sequence
+
+from mmkunit.trees import DEFAULT_PACKAGE, DEFAULT_TARBALL, progress
+
+
+@dataclasses.dataclass(frozen=True)
+class Requirement:
+	"""Something the harness runs or reads, and the package that has it."""
+	package: str
+	command: Optional[str] = None
+	path: Optional[Path] = None
+
+	def present(self, which: Callable[[str], Optional[str]]) -> bool:
+		if self.command is not None:
+			return which(self.command) is not None
+		assert self.path is not None
+		return self.path.exists()
+
+
+# Building a UML kernel and running the harness.
+BUILD = (
+	Requirement('gcc', command='gcc'),
+	Requirement('make', command='make'),
+	Requirement('libc6-dev', path=Path('/usr/include/stdio.h')),
+	Requirement('flex', command='flex'),
+	Requirement('bison', command='bison'),
+	Requirement('bc', command='bc'),
+	Requirement('git', command='git'),
+	Requirement('rsync', command='rsync'),
+	Requirement('xz-utils', command='xz'),
+	Requirement('perl', command='perl'),
+)
+# The default kernel tree.
+SOURCE = (Requirement(DEFAULT_PACKAGE, path=DEFAULT_TARBALL),)
+# Running under QEMU on x86_64.
+X86_64 = (
+	Requirement('qemu-system-x86', command='qemu-system-x86_64'),
+	Requirement('libelf-dev', path=Path('/usr/include/libelf.h')),
+)
+# The harness's own tests.
+SELFTEST = (Requirement('python3-pytest', command='pytest'),)
+
+
+class MissingDependencies(Exception):
+	"""Raised when packages are missing and cannot be installed here."""
+
+	def __init__(self, packages: Sequence[str]) -> None:
+		self.packages = list(packages)
+		super().__init__(
+			'missing Debian packages: ' + ' '.join(self.packages) +
+			'\nInstall them as root with:\n  ' + install_command(self.packages))
+
+
+def install_command(packages: Sequence[str]) -> str:
+	return ('apt-get update && apt-get install -y --no-install-recommends ' +
+		' '.join(packages))
+
+
+def missing(reqs: Sequence[Requirement],
+	    which: Callable[[str], Optional[str]] = shutil.which) -> List[str]:
+	pkgs: List[str] = []
+	for req in reqs:
+		if not req.present(which) and req.package not in pkgs:
+			pkgs.append(req.package)
+	return pkgs
+
+
+def ensure(reqs: Sequence[Requirement], allow_install: bool = True,
+	   which: Callable[[str], Optional[str]] = shutil.which,
+	   euid: Optional[int] = None) -> None:
+	"""Installs what is missing when root, else raises MissingDependencies."""
+	pkgs = missing(reqs, which)
+	if not pkgs:
+		return
+	euid = os.geteuid() if euid is None else euid
+	if euid != 0 or not allow_install:
+		raise MissingDependencies(pkgs)
+	progress(f'installing {" ".join(pkgs)} from Debian')
+	env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
+	subprocess.run(['apt-get', 'update', '-q'], check=True, env=env,
+		       stdout=subprocess.DEVNULL)
+	subprocess.run(['apt-get', 'install', '-y', '-q',
+			'--no-install-recommends'] + pkgs, check=True, env=env,
+		       stdout=subprocess.DEVNULL)
+	still = missing(reqs, which)
+	if still:
+		raise MissingDependencies(still)

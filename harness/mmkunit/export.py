@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Exporting the overlay as a git format-patch series, and checking it.
+
+Each exported patch is one commit: the patch of kernel/patches plus the new
+files the series file lists after it. The result applies with `git am` onto
+the tree it was exported against (by default Debian's 6.12).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Dict, List, Sequence
+
+from mmkunit import overlay as ov
+
+_GIT_ENV = {
+	'GIT_COMMITTER_NAME': 'mm-kunit export',
+	'GIT_COMMITTER_EMAIL': 'mm-kunit@localhost',
+	'GIT_CONFIG_NOSYSTEM': '1',
+	'GIT_CONFIG_GLOBAL': os.devnull,
+}
+
+
+class ExportError(Exception):
+	"""The series cannot be exported or does not pass its checks."""
+
+
+def _git(repo: Path, *args: str) -> str:
+	env = dict(os.environ, **_GIT_ENV,
+		   GIT_CEILING_DIRECTORIES=str(repo.parent))
+	proc = subprocess.run(['git', '-c', 'commit.gpgsign=false', *args],
+			      cwd=repo, env=env, capture_output=True, text=True)
+	if proc.returncode != 0:
+		raise ExportError(f'git {" ".join(args)} failed in {repo}:\n'
+				  f'{proc.stdout}{proc.stderr}'.rstrip())
+	return proc.stdout
+
+
+def base_repo(tree: Path, files: Sequence[str], dest: Path) -> None:
+	"""A git repository holding only the given files of tree, committed.
+
+	That is all `git am` needs to check that a series applies to tree.
+	"""
+	dest.mkdir(parents=True)
+	for name in files:
+		(dest / name).parent.mkdir(parents=True, exist_ok=True)
+		shutil.copy2(tree / name, dest / name)
+	_git(dest, 'init', '-q', '-b', 'base')
+	_git(dest, 'add', '-A')
+	_git(dest, 'commit', '-q', '--allow-empty', '-m',
+	     f'base: the files of {tree} that the series touches')
+
+
+def _touched(patches: Sequence[ov.Patch]) -> List[str]:
+	files: List[str] = []
+	for p in patches:
+		files += [f for f in p.touched if f not in files]
+	return files
+
+
+def export(overlay: ov.Overlay, tree: Path, outdir: Path) -> List[Path]:
+	"""Writes the series as format-patch files into outdir."""
+	ov.stage(overlay, tree)  # names the patch and file that do not apply
+	with tempfile.TemporaryDirectory(prefix='mm-kunit-export-') as tmp:
+		repo = Path(tmp) / 'repo'
+		base_repo(tree, _touched(overlay.patches), repo)
+		for patch in overlay.patches:
+			_git(repo, 'am', '-q', '--keep-cr', str(patch.path))
+			if patch.new_files:
+				ov.copy_file_list(overlay.root, repo, patch.new_files)
+				_git(repo, 'add', '--', *patch.new_files)
+				_git(repo, 'commit', '-q', '--amend', '--no-edit')
+		outdir.mkdir(parents=True, exist_ok=True)
+		for old in outdir.glob('*.patch'):
+			old.unlink()
+		out = _git(repo, 'format-patch', '--no-signature', '--zero-commit',
+			   '-o', str(outdir.resolve()), 'base..HEAD')
+	return [Path(line) for line in out.splitlines() if line]
+
+
+@dataclasses.dataclass
+class LintReport:
+	checkpatch: Dict[str, str]  # patch name -> checkpatch output, if not clean
+	am_error: str = ''
+
+	@property
+	def ok(self) -> bool:
+		return not self.checkpatch and not self.am_error
+
+
+def check_am(tree: Path, patches: Sequence[Path],
+	     expected: Dict[str, bytes]) -> str:
+	"""Runs `git am` of patches onto tree's files; '' if all is well.
+
+	Also checks that the result is exactly what the harness tests
+	(expected, from overlay.stage()).
+	"""
+	files = [f for f in _touched([ov.Patch.from_file(p) for p in patches])
+		 if (tree / f).is_file()]
+	with tempfile.TemporaryDirectory(prefix='mm-kunit-am-') as tmp:
+		repo = Path(tmp) / 'repo'
+		base_repo(tree, files, repo)
+		try:
+			_git(repo, 'am', '-q', *[str(p) for p in patches])
+		except ExportError as e:
+			return str(e)
+		for name, data in expected.items():
+			path = repo / name
+			if not path.is_file() or path.read_bytes() != data:
+				return (f'after git am, {name} differs from what the '
+					'harness builds')
+	return ''
+
+
+def checkpatch(tree: Path, patch: Path) -> str:
+	"""Runs scripts/checkpatch.pl --strict; '' if clean, else its output."""
+	proc = subprocess.run(
+		['perl', 'scripts/checkpatch.pl', '--strict', '--terse',
+		 '--no-summary', '--show-types', str(patch.resolve())],
+		cwd=tree, capture_output=True, text=True)
+	if proc.returncode == 0 and not proc.stdout.strip():
+		return ''
+	return (proc.stdout + proc.stderr).strip() or f'exit {proc.returncode}'
+
+
+def lint(overlay: ov.Overlay, tree: Path, outdir: Path) -> LintReport:
+	patches = export(overlay, tree, outdir)
+	report = LintReport({})
+	for patch in patches:
+		out = checkpatch(tree, patch)
+		if out:
+			report.checkpatch[patch.name] = out
+	report.am_error = check_am(tree, patches, ov.stage(overlay, tree))
+	return report

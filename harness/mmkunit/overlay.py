@@ -1,0 +1,319 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The overlay: what the project puts into a kernel tree.
+
+The overlay lives in the repository's kernel/ directory:
+
+  kernel/patches/series   the patch series, in order; each line names a
+                          patch and, after it, the new files that the
+                          patch's commit adds (for export)
+  kernel/patches/*.patch  edits to existing kernel files, as git
+                          format-patch mails
+  kernel/mutants/*.patch  deliberate bugs, applied on top for mutant runs
+  kernel/<path>           every other file: a new file at that path in the
+                          kernel tree (for example mm/tests/...)
+
+Applying never edits a tree in place piece by piece: the result of the whole
+series is first computed in a scratch directory from the tree's own files
+(stage()), so a patch that does not apply is found before anything is
+touched. Only then are the files written (sync_files()), each one only if its
+content changes, so that make sees unchanged files as unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+# Directories of kernel/ that are not copied into the tree as files.
+_NON_FILE_DIRS = ('patches', 'mutants')
+
+_DIFF_GIT_RE = re.compile(r'^diff --git a/(\S+) b/(\S+)$')
+_PLUS_RE = re.compile(r'^\+\+\+ b/(\S+)')
+_FAILED_FILE_RES = (
+	re.compile(r'^error: patch failed: (.+?):\d+$'),
+	re.compile(r'^error: (.+?): patch does not apply$'),
+	re.compile(r'^error: (.+?): No such file or directory$'),
+	re.compile(r'^error: (.+?): does not exist in index$'),
+)
+
+
+class OverlayError(Exception):
+	"""The overlay is malformed or does not apply; nothing was changed."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Patch:
+	"""One patch of the series (or a mutant)."""
+	name: str
+	path: Path
+	# Files of the tree that the patch modifies.
+	touched: Tuple[str, ...]
+	# New overlay files that belong to this patch's commit on export.
+	new_files: Tuple[str, ...] = ()
+
+	@classmethod
+	def from_file(cls, path: Path,
+		      new_files: Sequence[str] = ()) -> 'Patch':
+		if not path.is_file():
+			raise OverlayError(f'{path}: no such patch')
+		touched = patch_touched_files(path.read_text(errors='replace'))
+		if not touched:
+			raise OverlayError(f'{path}: not a patch (no "diff --git" or "+++" header)')
+		return cls(path.name, path, touched, tuple(new_files))
+
+
+def patch_touched_files(text: str) -> Tuple[str, ...]:
+	"""Returns the tree paths a unified diff modifies, in order."""
+	files: List[str] = []
+	for line in text.splitlines():
+		m = _DIFF_GIT_RE.match(line) or _PLUS_RE.match(line)
+		if m:
+			name = m.group(m.lastindex or 1)
+			if name not in files:
+				files.append(name)
+	return tuple(files)
+
+
+@dataclasses.dataclass(frozen=True)
+class Overlay:
+	"""The series and the new files, as found under kernel/."""
+	root: Path
+	patches: Tuple[Patch, ...]
+	# New files, as paths relative to root (== paths in the kernel tree).
+	files: Tuple[str, ...]
+
+	@classmethod
+	def load(cls, root: Path) -> 'Overlay':
+		root = root.resolve()
+		series = root / 'patches' / 'series'
+		if not series.is_file():
+			raise OverlayError(f'{series}: no series file')
+		files = tuple(sorted(_overlay_files(root)))
+		patches: List[Patch] = []
+		claimed: Dict[str, str] = {}
+		for lineno, raw in enumerate(series.read_text().splitlines(), 1):
+			line = raw.split('#', 1)[0].strip()
+			if not line:
+				continue
+			name, *new_files = line.split()
+			where = f'{series}:{lineno}'
+			for f in new_files:
+				if f not in files:
+					raise OverlayError(f'{where}: {f} is not a file under {root}')
+				if f in claimed:
+					raise OverlayError(f'{where}: {f} is already added by {claimed[f]}')
+				claimed[f] = name
+			if any(p.name == name for p in patches):
+				raise OverlayError(f'{where}: {name} is listed twice')
+			patches.append(Patch.from_file(root / 'patches' / name, new_files))
+		unclaimed = [f for f in files if f not in claimed]
+		if unclaimed:
+			raise OverlayError(
+				f'{series}: no patch adds {", ".join(unclaimed)}; '
+				'list each new file after the patch whose commit adds it')
+		listed = {p.name for p in patches}
+		stray = sorted(p.name for p in (root / 'patches').glob('*.patch')
+			       if p.name not in listed)
+		if stray:
+			raise OverlayError(f'{series}: not listed: {", ".join(stray)}')
+		return cls(root, tuple(patches), files)
+
+	def mutants(self) -> List[Patch]:
+		return [Patch.from_file(p)
+			for p in sorted((self.root / 'mutants').glob('*.patch'))]
+
+	def digest(self, extra: Sequence[Patch] = ()) -> str:
+		"""A hash of everything that decides the overlay's result."""
+		h = hashlib.sha256()
+		for p in list(self.patches) + list(extra):
+			h.update(p.name.encode() + b'\0' + p.path.read_bytes() + b'\0')
+		for f in self.files:
+			h.update(f.encode() + b'\0' + (self.root / f).read_bytes() + b'\0')
+		return h.hexdigest()
+
+
+def _overlay_files(root: Path) -> Iterable[str]:
+	for dirpath, dirnames, filenames in os.walk(root):
+		rel = Path(dirpath).relative_to(root)
+		if rel == Path('.'):
+			dirnames[:] = [d for d in dirnames if d not in _NON_FILE_DIRS]
+		dirnames[:] = [d for d in dirnames if d != '__pycache__']
+		for f in filenames:
+			yield str(rel / f) if rel != Path('.') else f
+
+
+def _git_apply(patch: Patch, workdir: Path, reverse: bool = False) -> None:
+	"""Applies one patch to the files in workdir, strictly (no fuzz)."""
+	cmd = ['git', 'apply', '-p1', '--whitespace=nowarn']
+	if reverse:
+		cmd.append('-R')
+	# Never let git find a repository around the scratch directory.
+	env = dict(os.environ, GIT_CEILING_DIRECTORIES=str(workdir.parent))
+	proc = subprocess.run(cmd + [str(patch.path)], cwd=workdir, env=env,
+			      capture_output=True, text=True)
+	if proc.returncode != 0:
+		raise PatchFailed(patch, _failed_files(proc.stderr), proc.stderr)
+
+
+class PatchFailed(OverlayError):
+	"""A patch does not apply: names the patch and the files."""
+
+	def __init__(self, patch: Patch, files: List[str], detail: str) -> None:
+		self.patch = patch
+		self.files = files
+		where = ', '.join(files) if files else 'the tree'
+		super().__init__(f'{patch.name} does not apply to {where}\n'
+				 f'{detail.rstrip()}')
+
+
+def _failed_files(stderr: str) -> List[str]:
+	files: List[str] = []
+	for line in stderr.splitlines():
+		for regex in _FAILED_FILE_RES:
+			m = regex.match(line.strip())
+			if m and m.group(1) not in files:
+				files.append(m.group(1))
+	return files
+
+
+def _apply_series(patches: Sequence[Patch], base: Dict[str, bytes],
+		  reverse: bool = False) -> Dict[str, bytes]:
+	"""Applies patches to the given file contents in a scratch directory."""
+	with tempfile.TemporaryDirectory(prefix='mm-kunit-stage-') as tmp:
+		work = Path(tmp) / 'tree'
+		for name, data in base.items():
+			dest = work / name
+			dest.parent.mkdir(parents=True, exist_ok=True)
+			dest.write_bytes(data)
+		work.mkdir(exist_ok=True)
+		for patch in (reversed(patches) if reverse else patches):
+			_git_apply(patch, work, reverse=reverse)
+		return {name: (work / name).read_bytes() for name in base}
+
+
+def is_kernel_tree(tree: Path) -> bool:
+	return ((tree / 'Makefile').is_file() and (tree / 'mm').is_dir() and
+		(tree / 'tools/testing/kunit/kunit.py').is_file())
+
+
+def check_kernel_tree(tree: Path) -> None:
+	if not tree.is_dir():
+		raise OverlayError(f'{tree}: no such directory')
+	if not is_kernel_tree(tree):
+		raise OverlayError(
+			f'{tree}: not a kernel source tree (no Makefile, mm/ or '
+			'tools/testing/kunit/kunit.py)')
+
+
+def _read_base(tree: Path, patches: Sequence[Patch]) -> Dict[str, bytes]:
+	base: Dict[str, bytes] = {}
+	for patch in patches:
+		for name in patch.touched:
+			if name in base:
+				continue
+			path = tree / name
+			if not path.is_file():
+				raise PatchFailed(patch, [name],
+						  f'{name}: no such file in {tree}')
+			base[name] = path.read_bytes()
+	return base
+
+
+def stage(overlay: Overlay, tree: Path, extra: Sequence[Patch] = (),
+	  already_applied: bool = False) -> Dict[str, bytes]:
+	"""Computes every file the overlay writes into tree, without writing.
+
+	tree must be without the overlay, unless already_applied is set: then
+	the series is first taken out again (reverse-applied), which fails if
+	the tree does not hold exactly this series.
+
+	Raises OverlayError, naming the patch and the file, if anything does
+	not apply or a new file of the overlay already exists in the tree.
+	"""
+	check_kernel_tree(tree)
+	patches = list(overlay.patches) + list(extra)
+	base = _read_base(tree, patches)
+	if already_applied:
+		base = _apply_series(overlay.patches, base, reverse=True)
+	result = _apply_series(patches, base)
+	for name in overlay.files:
+		if not already_applied and (tree / name).exists():
+			raise OverlayError(
+				f'{tree / name} already exists: the overlay only adds '
+				'new files; edits to existing files go in a patch')
+		result[name] = (overlay.root / name).read_bytes()
+	return result
+
+
+def stage_detecting_applied(overlay: Overlay, tree: Path,
+			    extra: Sequence[Patch] = ()) -> Tuple[Dict[str, bytes], bool]:
+	"""Like stage(), but also accepts a tree that already has the series.
+
+	Returns the files and whether the series was already applied.
+	"""
+	try:
+		return stage(overlay, tree, extra), False
+	except PatchFailed as first:
+		try:
+			return stage(overlay, tree, extra, already_applied=True), True
+		except OverlayError:
+			raise first from None
+
+
+def _write_atomic(path: Path, data: bytes, mode: Optional[int]) -> None:
+	path.parent.mkdir(parents=True, exist_ok=True)
+	fd, tmp = tempfile.mkstemp(prefix='.mm-kunit-', dir=path.parent)
+	try:
+		with os.fdopen(fd, 'wb') as f:
+			f.write(data)
+		os.chmod(tmp, mode if mode is not None else 0o644)
+		os.replace(tmp, path)
+	except BaseException:
+		os.unlink(tmp)
+		raise
+
+
+def sync_files(tree: Path, desired: Dict[str, Optional[bytes]]) -> List[str]:
+	"""Makes the files of tree hold the desired contents.
+
+	None means the file must not exist. Files that already hold the desired
+	content are not written, so their timestamps stay. If a write fails,
+	the files already written are put back as they were.
+	"""
+	undo: List[Tuple[Path, Optional[bytes], Optional[int]]] = []
+	changed: List[str] = []
+	try:
+		for name in sorted(desired):
+			path = tree / name
+			old = path.read_bytes() if path.is_file() else None
+			new = desired[name]
+			if old == new:
+				continue
+			mode = path.stat().st_mode & 0o7777 if old is not None else None
+			undo.append((path, old, mode))
+			if new is None:
+				path.unlink()
+			else:
+				_write_atomic(path, new, mode)
+			changed.append(name)
+	except BaseException:
+		for path, old, mode in reversed(undo):
+			if old is None:
+				path.unlink(missing_ok=True)
+			else:
+				_write_atomic(path, old, mode)
+		raise
+	return changed
+
+
+def copy_file_list(src: Path, dest: Path, names: Iterable[str]) -> None:
+	for name in names:
+		(dest / name).parent.mkdir(parents=True, exist_ok=True)
+		shutil.copy2(src / name, dest / name)

@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Running kunit.py in a prepared tree and reading what it reports."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Sequence
+
+KUNIT_PY = 'tools/testing/kunit/kunit.py'
+# The project's suites, as a kunit.py --kunitconfig argument (a directory).
+SUITES_KUNITCONFIG = 'mm/tests'
+
+
+class Status(enum.Enum):
+	PASS = 'PASS'
+	FAIL = 'FAIL'
+	SKIP = 'SKIP'
+	ERROR = 'ERROR'  # the test crashed, or the kernel did
+
+
+@dataclasses.dataclass(frozen=True)
+class CaseResult:
+	"""One leaf test case; a parameterised test gives one per row."""
+	name: str  # suite.test or suite.test.row
+	status: Status
+
+
+@dataclasses.dataclass
+class RunResult:
+	kunit_returncode: int
+	cases: List[CaseResult]
+	results_dir: Path
+	error: str = ''
+
+	def count(self, status: Status) -> int:
+		return sum(1 for c in self.cases if c.status == status)
+
+	@property
+	def failed(self) -> List[CaseResult]:
+		return [c for c in self.cases
+			if c.status in (Status.FAIL, Status.ERROR)]
+
+	@property
+	def ok(self) -> bool:
+		return (self.kunit_returncode == 0 and not self.error and
+			bool(self.cases) and not self.failed)
+
+	def summary(self) -> str:
+		"""The closing line: 'mm-kunit: N passed, N failed, N skipped'."""
+		return (f'mm-kunit: {self.count(Status.PASS)} passed, '
+			f'{len(self.failed)} failed, {self.count(Status.SKIP)} skipped')
+
+
+class ResultsError(Exception):
+	"""kunit.py's JSON is missing or not what kunit.py writes."""
+
+
+def parse_kunit_json(text: str) -> List[CaseResult]:
+	"""Flattens kunit.py's --json output into leaf test cases."""
+	try:
+		root = json.loads(text)
+	except ValueError as e:
+		raise ResultsError(f'kunit.py JSON is not valid JSON: {e}') from e
+	if not isinstance(root, dict) or 'sub_groups' not in root:
+		raise ResultsError('kunit.py JSON has no "sub_groups": not a kunit.py result')
+	cases: List[CaseResult] = []
+
+	def walk(group: Dict[str, Any], prefix: str) -> None:
+		for case in group.get('test_cases', []):
+			try:
+				status = Status(case['status'])
+			except (KeyError, ValueError) as e:
+				raise ResultsError(f'bad test case in kunit.py JSON: {case!r}') from e
+			cases.append(CaseResult(prefix + case['name'], status))
+		for sub in group.get('sub_groups', []):
+			walk(sub, prefix + sub['name'] + '.')
+
+	for suite in root['sub_groups']:
+		walk(suite, suite['name'] + '.')
+	return cases
+
+
+def extract_ktap(console_log: Path, tree: Path) -> Optional[str]:
+	"""The KTAP part of the kernel's console output, as kunit.py sees it."""
+	sys.path.insert(0, str(tree / 'tools/testing/kunit'))
+	try:
+		import kunit_parser  # type: ignore[import-not-found]
+		lines = kunit_parser.extract_tap_lines(
+			console_log.read_text(errors='replace').splitlines())
+		return ''.join(line + '\n' for line in _drain(lines))
+	except (ImportError, AttributeError):
+		return None
+	finally:
+		sys.path.remove(str(tree / 'tools/testing/kunit'))
+		sys.modules.pop('kunit_parser', None)
+
+
+def _drain(stream: Any) -> Iterator[str]:
+	while stream:
+		yield stream.pop()
+
+
+@dataclasses.dataclass
+class RunOptions:
+	arch: str = 'um'
+	filter_glob: Optional[str] = None
+	kunit_args: Sequence[str] = ()
+	jobs: int = os.cpu_count() or 1
+	kunitconfigs: Sequence[Path] = ()
+	quiet: bool = False
+
+
+def kunit_command(tree: Path, build_dir: Path, opts: RunOptions,
+		  json_path: Path) -> List[str]:
+	cmd = [sys.executable, str(tree / KUNIT_PY), 'run',
+	       f'--build_dir={build_dir}', f'--arch={opts.arch}',
+	       f'--jobs={opts.jobs}', f'--kunitconfig={SUITES_KUNITCONFIG}']
+	cmd += [f'--kunitconfig={k}' for k in opts.kunitconfigs]
+	cmd += [f'--json={json_path}']
+	cmd += list(opts.kunit_args)
+	if opts.filter_glob:
+		cmd.append(opts.filter_glob)
+	return cmd
+
+
+def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
+	      results_dir: Path) -> RunResult:
+	"""Builds and runs the suites with kunit.py; keeps its logs.
+
+	Writes into results_dir: kunit.out (what kunit.py printed),
+	console.log (the kernel's raw console output), ktap.log (the KTAP
+	lines of it) and results.json (kunit.py --json).
+	"""
+	results_dir.mkdir(parents=True, exist_ok=True)
+	json_path = results_dir / 'results.json'
+	json_path.unlink(missing_ok=True)
+	(build_dir / 'test.log').unlink(missing_ok=True)
+	cmd = kunit_command(tree, build_dir, opts, json_path)
+	with open(results_dir / 'kunit.out', 'w') as out:
+		out.write('$ ' + ' '.join(cmd) + '\n')
+		proc = subprocess.Popen(cmd, cwd=tree, stdout=subprocess.PIPE,
+					stderr=subprocess.STDOUT, text=True,
+					errors='replace')
+		assert proc.stdout is not None
+		for line in proc.stdout:
+			out.write(line)
+			if not opts.quiet:
+				sys.stdout.write(line)
+				sys.stdout.flush()
+		returncode = proc.wait()
+	console = build_dir / 'test.log'
+	if console.is_file():
+		shutil.copyfile(console, results_dir / 'console.log')
+		ktap = extract_ktap(results_dir / 'console.log', tree)
+		if ktap is not None:
+			(results_dir / 'ktap.log').write_text(ktap)
+	result = RunResult(returncode, [], results_dir)
+	if not json_path.is_file():
+		result.error = (f'kunit.py exited {returncode} without results '
+				f'(see {results_dir / "kunit.out"})')
+		return result
+	try:
+		result.cases = parse_kunit_json(json_path.read_text())
+	except ResultsError as e:
+		result.error = str(e)
+		return result
+	if not result.cases:
+		result.error = 'no test ran (does the filter match any test?)'
+	return result
+
+
+def new_results_dir(cache: Path, label: str) -> Path:
+	stamp = time.strftime('%Y%m%d-%H%M%S')
+	base = cache / 'results'
+	base.mkdir(parents=True, exist_ok=True)
+	for n in range(1000):
+		d = base / (f'{stamp}-{label}' + (f'-{n}' if n else ''))
+		try:
+			d.mkdir()
+			return d
+		except FileExistsError:
+			continue
+	raise RuntimeError(f'cannot make a results directory in {base}')

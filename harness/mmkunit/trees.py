@@ -1,0 +1,208 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Kernel sources and the prepared trees the harness builds in.
+
+Everything lives under the cache directory (by default
+$XDG_CACHE_HOME/mm-kunit), never in the repository:
+
+  pristine/<tarball>/       the unpacked Debian tarball, never modified
+  trees/<key>/src/          a prepared tree: a copy of a source with the
+                            overlay applied
+  trees/<key>/build-<arch>/ its kunit.py build directory, kept so that the
+                            next build is incremental
+  trees/<key>/state.json    what the overlay last wrote into src/
+  results/<run>/            the logs and results of each run
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from mmkunit import overlay as ov
+
+DEFAULT_TARBALL = Path('/usr/src/linux-source-6.12.tar.xz')
+DEFAULT_PACKAGE = 'linux-source-6.12'
+
+
+class TreeError(Exception):
+	"""A source or tree cannot be used; the message says why."""
+
+
+def cache_dir() -> Path:
+	env = os.environ.get('MM_KUNIT_CACHE')
+	if env:
+		return Path(env).resolve()
+	xdg = os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache')
+	return Path(xdg).resolve() / 'mm-kunit'
+
+
+def progress(msg: str) -> None:
+	print(f'[mm-kunit] {msg}', file=sys.stderr, flush=True)
+
+
+def _stamp(path: Path) -> str:
+	st = path.stat()
+	return f'{path}:{st.st_size}:{int(st.st_mtime)}'
+
+
+def unpack_tarball(tarball: Path, cache: Path) -> Path:
+	"""Unpacks the kernel tarball once; returns the pristine tree.
+
+	The tree is unpacked next to its final place and renamed into it, so an
+	interrupted unpack never leaves a half tree that looks complete.
+	"""
+	if not tarball.is_file():
+		raise TreeError(f'{tarball}: no such kernel tarball (install {DEFAULT_PACKAGE})')
+	name = re.sub(r'\.tar(\.\w+)?$', '', tarball.name)
+	dest = cache / 'pristine' / name
+	stamp_file = cache / 'pristine' / f'{name}.stamp'
+	if dest.is_dir() and stamp_file.is_file() and \
+	   stamp_file.read_text() == _stamp(tarball):
+		return dest
+	progress(f'unpacking {tarball} into {dest} (once; about 15 s)')
+	dest.parent.mkdir(parents=True, exist_ok=True)
+	tmp = dest.parent / f'.{name}.unpacking'
+	shutil.rmtree(tmp, ignore_errors=True)
+	tmp.mkdir()
+	# tar(1) is several times faster than the tarfile module here.
+	subprocess.run(['tar', '-xf', str(tarball), '-C', str(tmp)], check=True)
+	entries = list(tmp.iterdir())
+	top = entries[0] if len(entries) == 1 and entries[0].is_dir() else tmp
+	if not ov.is_kernel_tree(top):
+		shutil.rmtree(tmp)
+		raise TreeError(f'{tarball} does not hold a kernel source tree')
+	shutil.rmtree(dest, ignore_errors=True)
+	stamp_file.unlink(missing_ok=True)
+	os.replace(top, dest)
+	shutil.rmtree(tmp, ignore_errors=True)
+	stamp_file.write_text(_stamp(tarball))
+	return dest
+
+
+@dataclasses.dataclass
+class PreparedTree:
+	"""A tree the harness owns, with the overlay applied."""
+	key: str
+	# Where the unmodified kernel sources come from.
+	source: Path
+	base: Path  # cache/trees/<key>
+
+	@property
+	def src(self) -> Path:
+		return self.base / 'src'
+
+	def build_dir(self, arch: str) -> Path:
+		return self.base / f'build-{arch}'
+
+	@property
+	def _state_file(self) -> Path:
+		return self.base / 'state.json'
+
+	def _load_state(self) -> Dict[str, object]:
+		try:
+			return json.loads(self._state_file.read_text())
+		except (OSError, ValueError):
+			return {}
+
+	def _save_state(self, state: Dict[str, object]) -> None:
+		tmp = self._state_file.with_suffix('.tmp')
+		tmp.write_text(json.dumps(state, indent=1, sort_keys=True))
+		os.replace(tmp, self._state_file)
+
+	def prepare(self, overlay: ov.Overlay, extra: Sequence[ov.Patch] = (),
+		    refresh_source: bool = False) -> List[str]:
+		"""Makes src/ the source plus the overlay (plus extra patches).
+
+		The whole series is staged against the source first: if it does
+		not apply, OverlayError is raised and nothing is changed. Returns
+		the files written.
+		"""
+		desired = ov.stage(overlay, self.source, extra)
+		state = self._load_state()
+		if not (self.src / 'Makefile').is_file() or \
+		   state.get('source') != str(self.source):
+			self._copy_source()
+			state = {'source': str(self.source), 'files': []}
+		elif refresh_source:
+			self._refresh_source(set(state.get('files', [])) | set(desired))
+		previous = set(state.get('files', [])) - set(desired)
+		want: Dict[str, Optional[bytes]] = dict(desired)
+		for name in previous:
+			orig = self.source / name
+			want[name] = orig.read_bytes() if orig.is_file() else None
+		# Record the union first: if we are interrupted, the next run
+		# still knows every file it may have to put back.
+		state['files'] = sorted(set(want))
+		self._save_state(state)
+		changed = ov.sync_files(self.src, want)
+		state['files'] = sorted(desired)
+		state['overlay'] = overlay.digest(extra)
+		self._save_state(state)
+		return changed
+
+	def _copy_source(self) -> None:
+		progress(f'copying {self.source} to {self.src} (once)')
+		shutil.rmtree(self.src, ignore_errors=True)
+		self.base.mkdir(parents=True, exist_ok=True)
+		tmp = self.base / '.src.copying'
+		shutil.rmtree(tmp, ignore_errors=True)
+		_rsync(self.source, tmp, exclude=())
+		os.replace(tmp, self.src)
+
+	def _refresh_source(self, overlay_files: set) -> None:
+		"""Brings src/ up to date with a user's tree that may have changed."""
+		_rsync(self.source, self.src, exclude=sorted(overlay_files))
+
+
+# In a user's tree: what is not source, and would make a tree unusable for
+# an out-of-tree build ("source tree is not clean").
+_RSYNC_EXCLUDES = ['/.git', '/.config', '/.config.old', '/include/config/',
+		   '/include/generated/', '/arch/*/include/generated/',
+		   '/.kunitconfig', '/.kunit/']
+
+
+def _rsync(src: Path, dest: Path, exclude: Sequence[str]) -> None:
+	if not shutil.which('rsync'):
+		raise TreeError('rsync is missing (apt-get install rsync)')
+	cmd = ['rsync', '-a', '--delete']
+	for pattern in _RSYNC_EXCLUDES:
+		cmd.append(f'--exclude={pattern}')
+	for name in exclude:
+		cmd.append(f'--exclude=/{name}')
+	dest.mkdir(parents=True, exist_ok=True)
+	subprocess.run(cmd + [f'{src}/', f'{dest}/'], check=True)
+
+
+def default_tree(cache: Path, tarball: Path = DEFAULT_TARBALL) -> PreparedTree:
+	pristine = unpack_tarball(tarball, cache)
+	key = f'debian-{pristine.name}'
+	return PreparedTree(key, pristine, cache / 'trees' / key)
+
+
+def user_tree(cache: Path, kernel: Path) -> PreparedTree:
+	"""A prepared copy of the user's tree; the user's tree is only read."""
+	kernel = kernel.resolve()
+	ov.check_kernel_tree(kernel)
+	digest = hashlib.sha256(str(kernel).encode()).hexdigest()[:12]
+	key = f'user-{re.sub(r"[^A-Za-z0-9_.-]", "_", kernel.name)}-{digest}'
+	return PreparedTree(key, kernel, cache / 'trees' / key)
+
+
+def apply_in_place(overlay: ov.Overlay, kernel: Path) -> List[str]:
+	"""Applies the overlay into the user's own tree.
+
+	Checks first that the whole series applies (or is already applied, in
+	which case the files are brought up to date); changes nothing if not.
+	"""
+	kernel = kernel.resolve()
+	desired, _ = ov.stage_detecting_applied(overlay, kernel)
+	return ov.sync_files(kernel, dict(desired))
