@@ -297,18 +297,22 @@ def sync_files(tree: Path, desired: Dict[str, Optional[bytes]]) -> List[str]:
 			if old == new:
 				continue
 			mode = path.stat().st_mode & 0o7777 if old is not None else None
-			undo.append((path, old, mode))
+			# Each write is atomic: one that fails leaves the old file.
 			if new is None:
 				path.unlink()
 			else:
 				_write_atomic(path, new, mode)
+			undo.append((path, old, mode))
 			changed.append(name)
 	except BaseException:
 		for path, old, mode in reversed(undo):
-			if old is None:
-				path.unlink(missing_ok=True)
-			else:
-				_write_atomic(path, old, mode)
+			try:
+				if old is None:
+					path.unlink(missing_ok=True)
+				else:
+					_write_atomic(path, old, mode)
+			except OSError:
+				pass  # keep restoring the others
 		raise
 	return changed
 

@@ -1,0 +1,372 @@
+# SPDX-License-Identifier: GPL-2.0
+"""run_kunit.sh: build and run the mm KUnit suites on the real mm code."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence
+
+from mmkunit import deps
+from mmkunit import export as ex
+from mmkunit import mutants as mu
+from mmkunit import overlay as ov
+from mmkunit import runner
+from mmkunit import trees
+
+REPO = Path(__file__).resolve().parents[2]
+KERNEL_DIR = REPO / 'kernel'
+KUNIT_CONFIGS = REPO / 'kunit-configs'
+
+EXIT_OK = 0
+EXIT_TESTS_FAILED = 1
+EXIT_ERROR = 2
+
+COMMANDS = ('run', 'prepare', 'export', 'lint', 'mutants', 'selftest', 'check')
+
+DESCRIPTION = """\
+Build a kernel with the project's mm KUnit suites and run them.
+
+commands (default: run):
+  run        prepare the tree, build incrementally and run the suites
+  prepare    prepare the tree (or, with --in-place, the user's tree) only
+  export     write the series as git format-patch files for `git am`
+  lint       checkpatch.pl --strict and a `git am` check of the series
+  mutants    run the suites against every mutant and print the matrix
+  selftest   the harness's own tests (no kernel build)
+  check      everything CI runs: selftest, lint, run and mutants
+
+Run `./run_kunit.sh COMMAND --help` for a command's options.
+"""
+
+
+def overlay_dir() -> Path:
+	"""kernel/ of this repository, or $MM_KUNIT_OVERLAY."""
+	return Path(os.environ.get('MM_KUNIT_OVERLAY') or KERNEL_DIR)
+
+
+class HarnessError(Exception):
+	"""A setup error: printed as is, exit code 2."""
+
+
+def _common(p: argparse.ArgumentParser, tree_opts: bool = True) -> None:
+	p.add_argument('--cache', type=Path, metavar='DIR',
+		       help='where sources, trees, builds and results live '
+		       '(default: $MM_KUNIT_CACHE, else $XDG_CACHE_HOME/mm-kunit)')
+	p.add_argument('--no-install', action='store_true',
+		       help='never install packages; say what is missing and stop')
+	if tree_opts:
+		p.add_argument('--kernel', type=Path, metavar='DIR',
+			       help='use this kernel tree instead of Debian\'s '
+			       'linux-source-6.12; it is only read, the overlay '
+			       'goes onto a copy in the cache')
+		p.add_argument('--tarball', type=Path, default=trees.DEFAULT_TARBALL,
+			       help='kernel tarball for the default tree '
+			       '(default: %(default)s)')
+
+
+def _run_opts(p: argparse.ArgumentParser) -> None:
+	p.add_argument('--arch', default='um',
+		       help='kunit.py --arch: um (default, UML) or x86_64 (QEMU)')
+	p.add_argument('--jobs', type=int, default=os.cpu_count() or 1,
+		       help='parallel make jobs (default: %(default)s)')
+	p.add_argument('--results', type=Path, metavar='DIR',
+		       help='write the logs and JSON here (default: a new '
+		       'directory under CACHE/results)')
+	p.add_argument('-q', '--quiet', action='store_true',
+		       help='do not echo kunit.py; print only the summary')
+
+
+def build_parser() -> argparse.ArgumentParser:
+	parser = argparse.ArgumentParser(
+		prog='run_kunit.sh', description=DESCRIPTION,
+		formatter_class=argparse.RawDescriptionHelpFormatter)
+	sub = parser.add_subparsers(dest='command', metavar='COMMAND')
+
+	p = sub.add_parser('run', help='build and run the suites (default)',
+			   description='Prepare the tree, build and run the suites. '
+			   'Arguments after -- go to kunit.py run.')
+	_common(p)
+	_run_opts(p)
+	p.add_argument('--in-place', action='store_true',
+		       help='with --kernel: apply the overlay into DIR itself '
+		       'and build there')
+	p.add_argument('filter_glob', nargs='?',
+		       help='which suites/tests to run, as kunit.py\'s '
+		       'filter_glob, e.g. "mm_swap_readahead.swap_vma*"')
+
+	p = sub.add_parser('prepare', help='prepare the tree only',
+			   description='Prepare the tree and print its path. With '
+			   '--kernel DIR --in-place, apply the overlay into DIR so '
+			   'that kunit.py can be run there directly.')
+	_common(p)
+	p.add_argument('--in-place', action='store_true',
+		       help='with --kernel: apply the overlay into DIR itself')
+
+	p = sub.add_parser('export', help='write the series for git am',
+			   description='Write the series as git format-patch '
+			   'files that `git am` applies onto the kernel tree.')
+	_common(p)
+	p.add_argument('-o', '--output', type=Path, default=Path('series-out'),
+		       help='output directory (default: %(default)s)')
+
+	p = sub.add_parser('lint', help='checkpatch and git am check',
+			   description='Export the series, run scripts/checkpatch.pl '
+			   '--strict on each patch and check that `git am` applies '
+			   'it onto the kernel tree.')
+	_common(p)
+
+	p = sub.add_parser('mutants', help='run the mutant matrix',
+			   description='Apply each mutant of kernel/mutants on top '
+			   'of the series, build incrementally, run the suites and '
+			   'print which tests failed. Exits non-zero if a mutant '
+			   'survives or does not build.')
+	_common(p)
+	_run_opts(p)
+	p.add_argument('mutant', nargs='*',
+		       help='only these mutants (file name globs)')
+
+	p = sub.add_parser('selftest', help='the harness\'s own tests',
+			   description='Run the harness\'s own tests with pytest; '
+			   'no kernel is built.')
+	_common(p, tree_opts=False)
+	p.add_argument('pytest_args', nargs='*')
+
+	p = sub.add_parser('check', help='everything CI runs',
+			   description='selftest, lint, run and mutants, in that '
+			   'order; exits non-zero if any fails.')
+	_common(p)
+	_run_opts(p)
+	return parser
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+	argv = list(argv)
+	extra: List[str] = []
+	if '--' in argv:
+		i = argv.index('--')
+		argv, extra = argv[:i], argv[i + 1:]
+	if not argv or (argv[0] not in COMMANDS and argv[0] not in ('-h', '--help')):
+		argv.insert(0, 'run')
+	args = build_parser().parse_args(argv)
+	args.kunit_args = extra
+	if extra and args.command not in ('run', 'mutants', 'check'):
+		build_parser().error(f'{args.command} takes no kunit.py arguments')
+	if getattr(args, 'in_place', False) and not args.kernel:
+		build_parser().error('--in-place needs --kernel DIR')
+	return args
+
+
+class Harness:
+	"""What the commands share: the cache, the overlay and the tree."""
+
+	def __init__(self, args: argparse.Namespace) -> None:
+		self.args = args
+		self.cache = (args.cache.resolve() if args.cache
+			      else trees.cache_dir())
+		self._overlay: Optional[ov.Overlay] = None
+
+	@property
+	def overlay(self) -> ov.Overlay:
+		if self._overlay is None:
+			self._overlay = ov.Overlay.load(overlay_dir())
+		return self._overlay
+
+	def ensure_deps(self, *extra: Sequence[deps.Requirement]) -> None:
+		reqs: List[deps.Requirement] = list(deps.BUILD)
+		if not getattr(self.args, 'kernel', None):
+			reqs += deps.SOURCE
+		if getattr(self.args, 'arch', 'um') == 'x86_64':
+			reqs += deps.X86_64
+		for group in extra:
+			reqs += group
+		deps.ensure(reqs, allow_install=not self.args.no_install)
+
+	def source_tree(self) -> Path:
+		"""The unmodified kernel sources: the user's or the tarball's."""
+		if self.args.kernel:
+			ov.check_kernel_tree(self.args.kernel.resolve())
+			return self.args.kernel.resolve()
+		return trees.unpack_tarball(self.args.tarball, self.cache)
+
+	def prepared_tree(self) -> trees.PreparedTree:
+		if self.args.kernel:
+			return trees.user_tree(self.cache, self.args.kernel)
+		return trees.default_tree(self.cache, self.args.tarball)
+
+	def prepare(self, extra: Sequence[ov.Patch] = ()) -> trees.PreparedTree:
+		tree = self.prepared_tree()
+		changed = tree.prepare(self.overlay, extra,
+				       refresh_source=bool(self.args.kernel))
+		if changed:
+			trees.progress(f'updated in {tree.src}: {", ".join(changed)}')
+		return tree
+
+	def run_options(self) -> runner.RunOptions:
+		a = self.args
+		configs = [KUNIT_CONFIGS / f'{a.arch}.config']
+		return runner.RunOptions(
+			arch=a.arch, filter_glob=getattr(a, 'filter_glob', None),
+			kunit_args=a.kunit_args, jobs=a.jobs,
+			kunitconfigs=[c for c in configs if c.is_file()],
+			quiet=a.quiet)
+
+
+def cmd_run(h: Harness) -> int:
+	a = h.args
+	h.ensure_deps()
+	if a.in_place:
+		src = a.kernel.resolve()
+		changed = trees.apply_in_place(h.overlay, src)
+		build = trees.user_tree(h.cache, src).build_dir(a.arch)
+	else:
+		tree = h.prepare()
+		src, build = tree.src, tree.build_dir(a.arch)
+	results = a.results.resolve() if a.results else \
+		runner.new_results_dir(h.cache, a.arch)
+	trees.progress(f'running kunit.py in {src} (build: {build})')
+	result = runner.run_kunit(src, build, h.run_options(), results)
+	if result.error:
+		print(f'mm-kunit: error: {result.error}', file=sys.stderr)
+	for case in result.failed:
+		print(f'mm-kunit: {case.status.value}: {case.name}')
+	print(f'mm-kunit: results in {results}')
+	print(result.summary())
+	return EXIT_OK if result.ok else EXIT_TESTS_FAILED
+
+
+def cmd_prepare(h: Harness) -> int:
+	a = h.args
+	h.ensure_deps()
+	if a.in_place:
+		src = a.kernel.resolve()
+		changed = trees.apply_in_place(h.overlay, src)
+		print(f'mm-kunit: overlay applied in {src}'
+		      f' ({len(changed)} files written)')
+	else:
+		src = h.prepare().src
+		print(f'mm-kunit: prepared tree: {src}')
+	print('Run the suites there with:\n'
+	      f'  cd {src} && ./tools/testing/kunit/kunit.py run '
+	      f'--kunitconfig={runner.SUITES_KUNITCONFIG}')
+	return EXIT_OK
+
+
+def cmd_export(h: Harness) -> int:
+	h.ensure_deps()
+	out = ex.export(h.overlay, h.source_tree(), h.args.output)
+	for p in out:
+		print(p)
+	print(f'mm-kunit: {len(out)} patches in {h.args.output}; apply with '
+	      '`git am`')
+	return EXIT_OK
+
+
+def cmd_lint(h: Harness) -> int:
+	h.ensure_deps()
+	tree = h.source_tree()
+	with tempfile.TemporaryDirectory(prefix='mm-kunit-lint-') as tmp:
+		report = ex.lint(h.overlay, tree, Path(tmp))
+		names = sorted(p.name for p in Path(tmp).glob('*.patch'))
+	for name in names:
+		status = 'FAIL' if name in report.checkpatch else 'ok'
+		print(f'checkpatch --strict: {status}: {name}')
+		if name in report.checkpatch:
+			print('  ' + report.checkpatch[name].replace('\n', '\n  '))
+	print('git am onto ' + str(tree) + ': ' +
+	      ('ok' if not report.am_error else 'FAIL\n  ' + report.am_error))
+	print(f'lint: {len(names) - len(report.checkpatch) + (not report.am_error)} '
+	      f'passed, {len(report.checkpatch) + bool(report.am_error)} failed')
+	return EXIT_OK if report.ok else EXIT_TESTS_FAILED
+
+
+def cmd_mutants(h: Harness) -> int:
+	a = h.args
+	h.ensure_deps()
+	chosen = mu.select(h.overlay.mutants(), getattr(a, 'mutant', []))
+	if not chosen:
+		raise HarnessError(f'no mutants in {overlay_dir() / "mutants"}')
+	tree = h.prepared_tree()
+	# Check that every mutant applies before building anything.
+	for m in chosen:
+		ov.stage(h.overlay, tree.source, [m])
+	opts = h.run_options()
+	opts.quiet = True
+	started = time.monotonic()
+
+	def run_one(m: ov.Patch) -> runner.RunResult:
+		tree.prepare(h.overlay, [m], refresh_source=bool(a.kernel))
+		results = runner.new_results_dir(h.cache, f'mutant-{Path(m.name).stem}')
+		trees.progress(f'mutant {m.name}')
+		return runner.run_kunit(tree.src, tree.build_dir(a.arch), opts,
+					results)
+
+	try:
+		results = mu.run_matrix(chosen, run_one)
+	finally:
+		tree.prepare(h.overlay)
+	print(mu.format_matrix(results))
+	print(f'mm-kunit: mutant matrix took {time.monotonic() - started:.0f} s')
+	ok = all(r.verdict == mu.Verdict.KILLED for r in results)
+	return EXIT_OK if ok else EXIT_TESTS_FAILED
+
+
+def cmd_selftest(h: Harness) -> int:
+	deps.ensure(deps.SELFTEST + (deps.Requirement('git', command='git'),),
+		    allow_install=not h.args.no_install)
+	cmd = [sys.executable, '-m', 'pytest', '-q', str(REPO / 'harness' / 'tests')]
+	return subprocess.run(cmd + list(h.args.pytest_args), cwd=REPO).returncode
+
+
+def cmd_check(h: Harness) -> int:
+	h.args.pytest_args = []
+	h.args.filter_glob = None
+	h.args.in_place = False
+	h.args.mutant = []
+	steps: Dict[str, Callable[[Harness], int]] = {
+		'selftest': cmd_selftest, 'lint': cmd_lint, 'run': cmd_run,
+		'mutants': cmd_mutants,
+	}
+	outcome: Dict[str, int] = {}
+	for name, fn in steps.items():
+		print(f'\n=== check: {name} ===', flush=True)
+		try:
+			outcome[name] = fn(h)
+		except (HarnessError, ov.OverlayError, trees.TreeError,
+			deps.MissingDependencies, ex.ExportError) as e:
+			print(f'mm-kunit: error: {e}', file=sys.stderr)
+			outcome[name] = EXIT_ERROR
+	print()
+	for name, rc in outcome.items():
+		print(f'check {name}: {"ok" if rc == 0 else f"FAILED (exit {rc})"}')
+	failed = sum(1 for rc in outcome.values() if rc != 0)
+	print(f'check: {len(outcome) - failed} passed, {failed} failed')
+	return EXIT_OK if not failed else EXIT_TESTS_FAILED
+
+
+HANDLERS: Dict[str, Callable[[Harness], int]] = {
+	'run': cmd_run, 'prepare': cmd_prepare, 'export': cmd_export,
+	'lint': cmd_lint, 'mutants': cmd_mutants, 'selftest': cmd_selftest,
+	'check': cmd_check,
+}
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+	args = parse_args(sys.argv[1:] if argv is None else argv)
+	try:
+		return HANDLERS[args.command](Harness(args))
+	except deps.MissingDependencies as e:
+		print(f'mm-kunit: {e}', file=sys.stderr)
+		return EXIT_ERROR
+	except (HarnessError, ov.OverlayError, trees.TreeError,
+		ex.ExportError) as e:
+		print(f'mm-kunit: error: {e}', file=sys.stderr)
+		return EXIT_ERROR
+	except KeyboardInterrupt:
+		print('mm-kunit: interrupted', file=sys.stderr)
+		return 130

@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Fixtures: a tiny fake kernel tree and overlay, and saved kunit.py output.
+
+The fake tree has just what the harness looks at (Makefile, mm/,
+tools/testing/kunit/kunit.py). Its kunit.py replays a saved run from
+fixtures/kunit/ instead of building a kernel, so these tests need no kernel
+build and run in seconds.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Dict
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / 'fixtures'
+sys.path.insert(0, str(REPO / 'harness'))
+
+FOO_C = textwrap.dedent('''\
+	// SPDX-License-Identifier: GPL-2.0
+	#include <linux/mm.h>
+
+	static int foo(int x)
+	{
+		return x + 1;
+	}
+
+	static int bar(int x)
+	{
+		return x * 2;
+	}
+	''')
+
+KCONFIG = textwrap.dedent('''\
+	config FOO
+		bool "foo"
+	''')
+
+# A stand-in for tools/testing/kunit/kunit.py: copies the saved run named
+# by $FAKE_KUNIT_RUN into the build directory and the --json file, and
+# exits with the code the saved run had.
+FAKE_KUNIT_PY = textwrap.dedent('''\
+	#!/usr/bin/env python3
+	import os, shutil, sys
+	args = sys.argv[1:]
+	opts = dict(a[2:].split('=', 1) for a in args if a.startswith('--') and '=' in a)
+	run = os.environ['FAKE_KUNIT_RUN']
+	with open(os.path.join(os.getcwd(), 'kunit-argv.txt'), 'a') as f:
+		f.write(' '.join(args) + '\\n')
+	os.makedirs(opts['build_dir'], exist_ok=True)
+	if os.path.exists(os.path.join(run, 'console.log')):
+		shutil.copy(os.path.join(run, 'console.log'),
+			    os.path.join(opts['build_dir'], 'test.log'))
+	if os.path.exists(os.path.join(run, 'results.json')) and 'json' in opts:
+		shutil.copy(os.path.join(run, 'results.json'), opts['json'])
+	print('fake kunit.py: replaying', os.path.basename(run))
+	sys.exit(int(open(os.path.join(run, 'exit-code')).read()))
+	''')
+
+
+def unified_diff(path: str, old: str, new: str) -> str:
+	body = ''.join(difflib.unified_diff(
+		old.splitlines(True), new.splitlines(True),
+		f'a/{path}', f'b/{path}'))
+	return f'diff --git a/{path} b/{path}\n' + body
+
+
+def mail(subject: str, diff: str) -> str:
+	return textwrap.dedent(f'''\
+		From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
+		From: Test Author <test@example.org>
+		Date: Sun, 22 Nov 2026 10:00:00 +0000
+		Subject: [PATCH] {subject}
+
+		A test patch.
+
+		Signed-off-by: Test Author <test@example.org>
+		---
+		''') + diff
+
+
+def make_kernel_tree(root: Path) -> Path:
+	(root / 'mm').mkdir(parents=True)
+	(root / 'Makefile').write_text('VERSION = 6\nPATCHLEVEL = 12\n')
+	(root / 'mm/foo.c').write_text(FOO_C)
+	(root / 'mm/Kconfig').write_text(KCONFIG)
+	kunit = root / 'tools/testing/kunit'
+	kunit.mkdir(parents=True)
+	(kunit / 'kunit.py').write_text(FAKE_KUNIT_PY)
+	(kunit / 'kunit.py').chmod(0o755)
+	return root
+
+
+def make_overlay(root: Path) -> Path:
+	"""An overlay with one patch (Kconfig + include) and two new files."""
+	(root / 'patches').mkdir(parents=True)
+	(root / 'mutants').mkdir()
+	(root / 'mm/tests').mkdir(parents=True)
+	(root / 'mm/tests/foo_kunit.h').write_text('/* tests of foo */\n')
+	(root / 'mm/tests/.kunitconfig').write_text('CONFIG_KUNIT=y\n')
+	diff = unified_diff('mm/Kconfig', KCONFIG,
+			    KCONFIG + '\nconfig FOO_KUNIT_TEST\n\tbool\n')
+	diff += unified_diff('mm/foo.c', FOO_C,
+			     FOO_C + '\n#include "tests/foo_kunit.h"\n')
+	(root / 'patches/0001-mm-foo-add-tests.patch').write_text(
+		mail('mm/foo: add tests', diff))
+	(root / 'patches/series').write_text(
+		'# the series\n'
+		'0001-mm-foo-add-tests.patch mm/tests/foo_kunit.h mm/tests/.kunitconfig\n')
+	(root / 'mutants/foo-off-by-one.patch').write_text(
+		'foo: returns x + 2\n\n' + unified_diff(
+			'mm/foo.c', FOO_C, FOO_C.replace('x + 1', 'x + 2')))
+	return root
+
+
+@pytest.fixture
+def kernel_tree(tmp_path: Path) -> Path:
+	return make_kernel_tree(tmp_path / 'linux')
+
+
+@pytest.fixture
+def overlay_dir(tmp_path: Path) -> Path:
+	return make_overlay(tmp_path / 'overlay')
+
+
+def snapshot(tree: Path) -> Dict[str, bytes]:
+	"""Every file of a tree with its content, to check nothing changed."""
+	return {str(p.relative_to(tree)): p.read_bytes()
+		for p in sorted(tree.rglob('*')) if p.is_file()}
+
+
+def run_cli(*args: str, env: Dict[str, str] = {},
+	    cwd: Path = REPO) -> subprocess.CompletedProcess:
+	full_env = dict(os.environ, **env)
+	return subprocess.run([str(REPO / 'run_kunit.sh'), *args], cwd=cwd,
+			      env=full_env, capture_output=True, text=True,
+			      timeout=120)

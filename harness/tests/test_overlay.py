@@ -1,0 +1,271 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Loading the overlay, staging it, and writing it into trees."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, FOO_C, snapshot
+from mmkunit import overlay as ov
+from mmkunit import trees
+
+
+def test_load_finds_patches_and_new_files(overlay_dir: Path) -> None:
+	o = ov.Overlay.load(overlay_dir)
+	assert [p.name for p in o.patches] == ['0001-mm-foo-add-tests.patch']
+	assert o.patches[0].touched == ('mm/Kconfig', 'mm/foo.c')
+	assert o.patches[0].new_files == ('mm/tests/foo_kunit.h', 'mm/tests/.kunitconfig')
+	assert o.files == ('mm/tests/.kunitconfig', 'mm/tests/foo_kunit.h')
+	assert [m.name for m in o.mutants()] == ['foo-off-by-one.patch']
+
+
+def test_the_repository_overlay_is_consistent() -> None:
+	o = ov.Overlay.load(REPO / 'kernel')
+	assert o.patches, 'the series is empty'
+	assert 'mm/tests/.kunitconfig' in o.files
+	for m in o.mutants():
+		assert not any(f.startswith('mm/tests/') for f in m.touched), \
+			f'{m.name}: a mutant must break kernel code, not the tests'
+
+
+@pytest.mark.parametrize('series, message', [
+	('0001-mm-foo-add-tests.patch mm/tests/foo_kunit.h\n',
+	 'no patch adds mm/tests/.kunitconfig'),
+	('0001-mm-foo-add-tests.patch mm/tests/foo_kunit.h mm/tests/.kunitconfig mm/nope.h\n',
+	 'mm/nope.h is not a file'),
+	('0001-mm-foo-add-tests.patch mm/tests/foo_kunit.h mm/tests/.kunitconfig\n'
+	 '0001-mm-foo-add-tests.patch\n', 'listed twice'),
+	('0002-missing.patch mm/tests/foo_kunit.h mm/tests/.kunitconfig\n',
+	 '0002-missing.patch: no such patch'),
+])
+def test_load_rejects_bad_series(overlay_dir: Path, series: str,
+				 message: str) -> None:
+	(overlay_dir / 'patches/series').write_text(series)
+	with pytest.raises(ov.OverlayError, match=message):
+		ov.Overlay.load(overlay_dir)
+
+
+def test_load_rejects_unlisted_patch(overlay_dir: Path) -> None:
+	(overlay_dir / 'patches/0002-stray.patch').write_text('diff --git a/x b/x\n')
+	with pytest.raises(ov.OverlayError, match='not listed: 0002-stray.patch'):
+		ov.Overlay.load(overlay_dir)
+
+
+def test_load_rejects_non_patch(overlay_dir: Path) -> None:
+	(overlay_dir / 'patches/0001-mm-foo-add-tests.patch').write_text('hello\n')
+	with pytest.raises(ov.OverlayError, match='not a patch'):
+		ov.Overlay.load(overlay_dir)
+
+
+def test_stage_computes_result_without_writing(overlay_dir: Path,
+					       kernel_tree: Path) -> None:
+	before = snapshot(kernel_tree)
+	files = ov.stage(ov.Overlay.load(overlay_dir), kernel_tree)
+	assert snapshot(kernel_tree) == before
+	assert files['mm/foo.c'].decode().endswith('#include "tests/foo_kunit.h"\n')
+	assert b'FOO_KUNIT_TEST' in files['mm/Kconfig']
+	assert files['mm/tests/foo_kunit.h'] == b'/* tests of foo */\n'
+
+
+def test_stage_names_patch_and_file_that_do_not_apply(
+		overlay_dir: Path, kernel_tree: Path) -> None:
+	(kernel_tree / 'mm/foo.c').write_text('rewritten upstream\n')
+	before = snapshot(kernel_tree)
+	with pytest.raises(ov.PatchFailed) as e:
+		ov.stage(ov.Overlay.load(overlay_dir), kernel_tree)
+	assert e.value.patch.name == '0001-mm-foo-add-tests.patch'
+	assert e.value.files == ['mm/foo.c']
+	assert '0001-mm-foo-add-tests.patch does not apply to mm/foo.c' in str(e.value)
+	assert snapshot(kernel_tree) == before
+
+
+def test_stage_names_missing_file(overlay_dir: Path, kernel_tree: Path) -> None:
+	(kernel_tree / 'mm/Kconfig').unlink()
+	with pytest.raises(ov.PatchFailed, match='does not apply to mm/Kconfig'):
+		ov.stage(ov.Overlay.load(overlay_dir), kernel_tree)
+
+
+def test_stage_refuses_to_overwrite_existing_file(overlay_dir: Path,
+						  kernel_tree: Path) -> None:
+	(kernel_tree / 'mm/tests').mkdir()
+	(kernel_tree / 'mm/tests/foo_kunit.h').write_text('theirs\n')
+	with pytest.raises(ov.OverlayError, match='already exists'):
+		ov.stage(ov.Overlay.load(overlay_dir), kernel_tree)
+
+
+def test_stage_rejects_non_kernel_tree(overlay_dir: Path, tmp_path: Path) -> None:
+	(tmp_path / 'empty').mkdir()
+	with pytest.raises(ov.OverlayError, match='not a kernel source tree'):
+		ov.stage(ov.Overlay.load(overlay_dir), tmp_path / 'empty')
+	with pytest.raises(ov.OverlayError, match='no such directory'):
+		ov.stage(ov.Overlay.load(overlay_dir), tmp_path / 'nowhere')
+
+
+def test_stage_with_mutant_on_top(overlay_dir: Path, kernel_tree: Path) -> None:
+	o = ov.Overlay.load(overlay_dir)
+	files = ov.stage(o, kernel_tree, o.mutants())
+	assert b'x + 2' in files['mm/foo.c']
+	assert b'tests/foo_kunit.h' in files['mm/foo.c']
+
+
+def test_stage_detecting_applied(overlay_dir: Path, kernel_tree: Path) -> None:
+	o = ov.Overlay.load(overlay_dir)
+	first, applied = ov.stage_detecting_applied(o, kernel_tree)
+	assert not applied
+	ov.sync_files(kernel_tree, dict(first))
+	again, applied = ov.stage_detecting_applied(o, kernel_tree)
+	assert applied
+	assert again == first
+
+
+def test_sync_files_writes_only_changes(tmp_path: Path) -> None:
+	(tmp_path / 'same').write_text('same\n')
+	(tmp_path / 'old').write_text('old\n')
+	(tmp_path / 'gone').write_text('gone\n')
+	os.utime(tmp_path / 'same', (1000, 1000))
+	changed = ov.sync_files(tmp_path, {'same': b'same\n', 'old': b'new\n',
+					   'gone': None, 'dir/new': b'x\n'})
+	assert changed == ['dir/new', 'gone', 'old']
+	assert (tmp_path / 'same').stat().st_mtime == 1000
+	assert (tmp_path / 'old').read_text() == 'new\n'
+	assert not (tmp_path / 'gone').exists()
+	assert (tmp_path / 'dir/new').read_text() == 'x\n'
+
+
+def test_sync_files_rolls_back_on_error(tmp_path: Path) -> None:
+	(tmp_path / 'a').write_text('a\n')
+	(tmp_path / 'blocker').write_text('a file, not a directory\n')
+	with pytest.raises(OSError):
+		ov.sync_files(tmp_path, {'a': b'changed\n', 'blocker/x': b'x\n'})
+	assert (tmp_path / 'a').read_text() == 'a\n'
+
+
+# --- prepared trees -------------------------------------------------------
+
+def test_prepare_copies_source_and_leaves_it_alone(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	before = snapshot(kernel_tree)
+	tree = trees.user_tree(tmp_path / 'cache', kernel_tree)
+	changed = tree.prepare(ov.Overlay.load(overlay_dir), refresh_source=True)
+	assert snapshot(kernel_tree) == before
+	assert sorted(changed) == ['mm/Kconfig', 'mm/foo.c',
+				   'mm/tests/.kunitconfig', 'mm/tests/foo_kunit.h']
+	assert b'tests/foo_kunit.h' in (tree.src / 'mm/foo.c').read_bytes()
+
+
+def test_prepare_again_touches_nothing(overlay_dir: Path, kernel_tree: Path,
+				       tmp_path: Path) -> None:
+	o = ov.Overlay.load(overlay_dir)
+	tree = trees.user_tree(tmp_path / 'cache', kernel_tree)
+	tree.prepare(o, refresh_source=True)
+	stamps = {p: p.stat().st_mtime_ns for p in tree.src.rglob('*') if p.is_file()}
+	assert tree.prepare(o, refresh_source=True) == []
+	assert stamps == {p: p.stat().st_mtime_ns
+			  for p in tree.src.rglob('*') if p.is_file()}
+
+
+def test_prepare_follows_overlay_changes(overlay_dir: Path, kernel_tree: Path,
+					 tmp_path: Path) -> None:
+	tree = trees.user_tree(tmp_path / 'cache', kernel_tree)
+	tree.prepare(ov.Overlay.load(overlay_dir), refresh_source=True)
+	(overlay_dir / 'mm/tests/foo_kunit.h').write_text('/* edited */\n')
+	changed = tree.prepare(ov.Overlay.load(overlay_dir), refresh_source=True)
+	assert changed == ['mm/tests/foo_kunit.h']
+	assert (tree.src / 'mm/tests/foo_kunit.h').read_text() == '/* edited */\n'
+
+
+def test_prepare_with_mutant_then_without(overlay_dir: Path, kernel_tree: Path,
+					  tmp_path: Path) -> None:
+	o = ov.Overlay.load(overlay_dir)
+	tree = trees.user_tree(tmp_path / 'cache', kernel_tree)
+	tree.prepare(o, o.mutants(), refresh_source=True)
+	assert b'x + 2' in (tree.src / 'mm/foo.c').read_bytes()
+	assert tree.prepare(o, refresh_source=True) == ['mm/foo.c']
+	assert b'x + 1' in (tree.src / 'mm/foo.c').read_bytes()
+
+
+def test_prepare_restores_files_the_overlay_dropped(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	tree = trees.user_tree(tmp_path / 'cache', kernel_tree)
+	tree.prepare(ov.Overlay.load(overlay_dir), refresh_source=True)
+	# Drop the .kunitconfig and the Kconfig hunk from the overlay.
+	(overlay_dir / 'mm/tests/.kunitconfig').unlink()
+	patch = overlay_dir / 'patches/0001-mm-foo-add-tests.patch'
+	text = patch.read_text()
+	head, rest = text.split('diff --git a/mm/Kconfig', 1)
+	patch.write_text(head + 'diff --git a/mm/foo.c' + rest.split('diff --git a/mm/foo.c', 1)[1])
+	(overlay_dir / 'patches/series').write_text(
+		'0001-mm-foo-add-tests.patch mm/tests/foo_kunit.h\n')
+	changed = tree.prepare(ov.Overlay.load(overlay_dir), refresh_source=True)
+	assert sorted(changed) == ['mm/Kconfig', 'mm/tests/.kunitconfig']
+	assert (tree.src / 'mm/Kconfig').read_bytes() == (kernel_tree / 'mm/Kconfig').read_bytes()
+	assert not (tree.src / 'mm/tests/.kunitconfig').exists()
+
+
+def test_prepare_picks_up_edits_in_users_tree(overlay_dir: Path,
+					      kernel_tree: Path,
+					      tmp_path: Path) -> None:
+	o = ov.Overlay.load(overlay_dir)
+	tree = trees.user_tree(tmp_path / 'cache', kernel_tree)
+	tree.prepare(o, refresh_source=True)
+	(kernel_tree / 'mm/foo.c').write_text(FOO_C.replace('x + 1', 'x + 3'))
+	(kernel_tree / 'mm/new.c').write_text('/* new */\n')
+	assert tree.prepare(o, refresh_source=True) == ['mm/foo.c']
+	foo = (tree.src / 'mm/foo.c').read_text()
+	assert 'x + 3' in foo and 'tests/foo_kunit.h' in foo
+	assert (tree.src / 'mm/new.c').read_text() == '/* new */\n'
+
+
+def test_prepare_failure_changes_nothing(overlay_dir: Path, kernel_tree: Path,
+					 tmp_path: Path) -> None:
+	o = ov.Overlay.load(overlay_dir)
+	tree = trees.user_tree(tmp_path / 'cache', kernel_tree)
+	tree.prepare(o, refresh_source=True)
+	prepared = snapshot(tree.src)
+	(kernel_tree / 'mm/foo.c').write_text('rewritten upstream\n')
+	with pytest.raises(ov.PatchFailed, match='mm/foo.c'):
+		tree.prepare(o, refresh_source=True)
+	assert snapshot(tree.src) == prepared
+
+
+def test_unpack_tarball_once(tmp_path: Path, kernel_tree: Path) -> None:
+	import subprocess
+	tarball = tmp_path / 'linux-source-6.12.tar.xz'
+	subprocess.run(['tar', '-cJf', str(tarball), '-C', str(kernel_tree.parent),
+			kernel_tree.name], check=True)
+	pristine = trees.unpack_tarball(tarball, tmp_path / 'cache')
+	assert (pristine / 'mm/foo.c').read_text() == FOO_C
+	(pristine / 'marker').write_text('still the same unpack\n')
+	assert trees.unpack_tarball(tarball, tmp_path / 'cache') == pristine
+	assert (pristine / 'marker').exists()
+
+
+def test_unpack_rejects_non_kernel_tarball(tmp_path: Path) -> None:
+	import subprocess
+	(tmp_path / 'junk').mkdir()
+	(tmp_path / 'junk/README').write_text('hello\n')
+	tarball = tmp_path / 'junk.tar.xz'
+	subprocess.run(['tar', '-cJf', str(tarball), '-C', str(tmp_path), 'junk'],
+		       check=True)
+	with pytest.raises(trees.TreeError, match='does not hold a kernel'):
+		trees.unpack_tarball(tarball, tmp_path / 'cache')
+	with pytest.raises(trees.TreeError, match='no such kernel tarball'):
+		trees.unpack_tarball(tmp_path / 'none.tar.xz', tmp_path / 'cache')
+
+
+def test_apply_in_place_is_idempotent(overlay_dir: Path, kernel_tree: Path) -> None:
+	o = ov.Overlay.load(overlay_dir)
+	assert len(trees.apply_in_place(o, kernel_tree)) == 4
+	assert trees.apply_in_place(o, kernel_tree) == []
+
+
+def test_apply_in_place_failure_changes_nothing(overlay_dir: Path,
+						kernel_tree: Path) -> None:
+	(kernel_tree / 'mm/Kconfig').write_text('menu "x"\nendmenu\n')
+	before = snapshot(kernel_tree)
+	with pytest.raises(ov.PatchFailed, match='does not apply to mm/Kconfig'):
+		trees.apply_in_place(ov.Overlay.load(overlay_dir), kernel_tree)
+	assert snapshot(kernel_tree) == before

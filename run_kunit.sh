@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build a kernel with the project's mm KUnit suites and run them.
+# See README.md, or ./run_kunit.sh --help.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# The harness is Python; everything else it needs, it installs itself.
+if ! command -v python3 >/dev/null 2>&1; then
+	cmd="apt-get update && apt-get install -y --no-install-recommends python3"
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "mm-kunit: python3 is missing. Install it as root with:" >&2
+		echo "  $cmd" >&2
+		exit 2
+	fi
+	echo "[mm-kunit] installing python3 from Debian" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null
+	apt-get install -y -q --no-install-recommends python3 >/dev/null
+fi
+
+PYTHONPATH="$here/harness${PYTHONPATH:+:$PYTHONPATH}" \
+	exec python3 -m mmkunit "$@"
