@@ -18,7 +18,12 @@ from typing import Dict, List, Sequence
 
 from mmkunit import overlay as ov
 
+# The scratch repositories ignore the user's git configuration. Authors come
+# from the patches; this identity only signs the synthetic base commit and is
+# the committer, which format-patch does not write out.
 _GIT_ENV = {
+	'GIT_AUTHOR_NAME': 'mm-kunit export',
+	'GIT_AUTHOR_EMAIL': 'mm-kunit@localhost',
 	'GIT_COMMITTER_NAME': 'mm-kunit export',
 	'GIT_COMMITTER_EMAIL': 'mm-kunit@localhost',
 	'GIT_CONFIG_NOSYSTEM': '1',
@@ -50,10 +55,11 @@ def base_repo(tree: Path, files: Sequence[str], dest: Path) -> None:
 	for name in files:
 		(dest / name).parent.mkdir(parents=True, exist_ok=True)
 		shutil.copy2(tree / name, dest / name)
-	_git(dest, 'init', '-q', '-b', 'base')
+	_git(dest, 'init', '-q')
 	_git(dest, 'add', '-A')
 	_git(dest, 'commit', '-q', '--allow-empty', '-m',
 	     f'base: the files of {tree} that the series touches')
+	_git(dest, 'tag', 'base')
 
 
 def _touched(patches: Sequence[ov.Patch]) -> List[str]:

@@ -7,12 +7,13 @@ import dataclasses
 import enum
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 KUNIT_PY = 'tools/testing/kunit/kunit.py'
 # The project's suites, as a kunit.py --kunitconfig argument (a directory).
@@ -88,24 +89,34 @@ def parse_kunit_json(text: str) -> List[CaseResult]:
 	return cases
 
 
-def extract_ktap(console_log: Path, tree: Path) -> Optional[str]:
-	"""The KTAP part of the kernel's console output, as kunit.py sees it."""
-	sys.path.insert(0, str(tree / 'tools/testing/kunit'))
-	try:
-		import kunit_parser  # type: ignore[import-not-found]
-		lines = kunit_parser.extract_tap_lines(
-			console_log.read_text(errors='replace').splitlines())
-		return ''.join(line + '\n' for line in _drain(lines))
-	except (ImportError, AttributeError):
-		return None
-	finally:
-		sys.path.remove(str(tree / 'tools/testing/kunit'))
-		sys.modules.pop('kunit_parser', None)
+_KTAP_START = re.compile(r'^(.*?)(?:KTAP|TAP) version [0-9]+$')
+# Where the kernel's console output stops being test output.
+_KTAP_END = re.compile(r'\s*(List of all partitions:|'
+		       r'Kernel panic - not syncing: VFS:|reboot: System halted)')
 
 
-def _drain(stream: Any) -> Iterator[str]:
-	while stream:
-		yield stream.pop()
+def extract_ktap(console: str) -> str:
+	"""The KTAP lines of the kernel's console output.
+
+	The same rule as kunit.py's: output starts at the first "(K)TAP
+	version" line and ends at the kernel's halt; as many characters as
+	stood in front of the version line (a console prefix) are cut from
+	each line.
+	"""
+	out: List[str] = []
+	prefix_len: Optional[int] = None
+	for line in console.splitlines():
+		line = line.rstrip()
+		if prefix_len is None:
+			m = _KTAP_START.match(line)
+			if m:
+				prefix_len = len(m.group(1))
+				out.append(line[prefix_len:] + '\n')
+		elif _KTAP_END.match(line):
+			break
+		else:
+			out.append(line[prefix_len:] + '\n')
+	return ''.join(out)
 
 
 @dataclasses.dataclass
@@ -159,9 +170,8 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 	console = build_dir / 'test.log'
 	if console.is_file():
 		shutil.copyfile(console, results_dir / 'console.log')
-		ktap = extract_ktap(results_dir / 'console.log', tree)
-		if ktap is not None:
-			(results_dir / 'ktap.log').write_text(ktap)
+		(results_dir / 'ktap.log').write_text(
+			extract_ktap(console.read_text(errors='replace')))
 	result = RunResult(returncode, [], results_dir)
 	if not json_path.is_file():
 		result.error = (f'kunit.py exited {returncode} without results '

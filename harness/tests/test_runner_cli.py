@@ -1,0 +1,246 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Results handling, and run_kunit.sh end to end on a fake kernel tree.
+
+The fake tree's kunit.py replays a saved run from fixtures/kunit/: the
+harness's handling of passing, failing and broken runs is tested without a
+kernel build.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Dict
+
+import pytest
+
+from conftest import FIXTURES, run_cli, snapshot
+from mmkunit import mutants as mu
+from mmkunit import overlay as ov
+from mmkunit import runner
+
+PASS_RUN = FIXTURES / 'kunit/swap-pass'
+FAIL_RUN = FIXTURES / 'kunit/swap-fail'
+
+
+def test_parse_kunit_json_flattens_rows() -> None:
+	cases = runner.parse_kunit_json((PASS_RUN / 'results.json').read_text())
+	assert len(cases) == 38
+	assert all(c.status == runner.Status.PASS for c in cases)
+	names = [c.name for c in cases]
+	assert ('mm_swap_readahead.swapin_nr_pages_test.'
+		'no hits, adjacent forward') in names
+	assert 'mm_swap_readahead.swap_cache_get_folio_vma_hit_test' in names
+	assert len(set(names)) == len(names)
+
+
+def test_parse_kunit_json_failures() -> None:
+	cases = runner.parse_kunit_json((FAIL_RUN / 'results.json').read_text())
+	failed = [c.name for c in cases if c.status == runner.Status.FAIL]
+	assert failed == ['mm_swap_readahead.swapin_nr_pages_test.'
+			  'no hits, adjacent backward']
+
+
+@pytest.mark.parametrize('text, message', [
+	('{', 'not valid JSON'),
+	('[]', 'not a kunit.py result'),
+	('{"sub_groups": [{"name": "s", "test_cases": [{"name": "t"}]}]}',
+	 'bad test case'),
+	('{"sub_groups": [{"name": "s", "test_cases": '
+	 '[{"name": "t", "status": "MAYBE"}]}]}', 'bad test case'),
+])
+def test_parse_kunit_json_rejects_bad_input(text: str, message: str) -> None:
+	with pytest.raises(runner.ResultsError, match=message):
+		runner.parse_kunit_json(text)
+
+
+def test_extract_ktap_strips_console_prefix() -> None:
+	console = ('[    0.1] booting\n'
+		   '[    0.2] KTAP version 1\n'
+		   '[    0.2] 1..1\n'
+		   '[    0.3] ok 1 suite\n'
+		   'reboot: System halted\n'
+		   'after the end\n')
+	assert runner.extract_ktap(console) == 'KTAP version 1\n1..1\nok 1 suite\n'
+	assert runner.extract_ktap('no tests here\n') == ''
+
+
+def test_run_result_ok_and_summary(tmp_path: Path) -> None:
+	P, F, S = runner.Status.PASS, runner.Status.FAIL, runner.Status.SKIP
+	r = runner.RunResult(0, [runner.CaseResult('a', P),
+				 runner.CaseResult('b', S)], tmp_path)
+	assert r.ok and r.summary() == 'mm-kunit: 1 passed, 0 failed, 1 skipped'
+	r.cases.append(runner.CaseResult('c', F))
+	assert not r.ok and r.summary() == 'mm-kunit: 1 passed, 1 failed, 1 skipped'
+	assert not runner.RunResult(0, [], tmp_path).ok  # no test ran
+	assert not runner.RunResult(1, [runner.CaseResult('a', P)], tmp_path).ok
+
+
+def test_mutant_verdicts(tmp_path: Path, overlay_dir: Path) -> None:
+	m = ov.Overlay.load(overlay_dir).mutants()[0]
+	P, F = runner.Status.PASS, runner.Status.FAIL
+	killed = mu.judge(m, runner.RunResult(1, [runner.CaseResult('a', F)], tmp_path))
+	survived = mu.judge(m, runner.RunResult(0, [runner.CaseResult('a', P)], tmp_path))
+	broken = mu.judge(m, runner.RunResult(1, [], tmp_path, error='build failed'))
+	assert killed.verdict == mu.Verdict.KILLED and killed.failed == ['a']
+	assert survived.verdict == mu.Verdict.SURVIVED
+	assert broken.verdict == mu.Verdict.NO_RESULT
+	text = mu.format_matrix([killed, survived, broken])
+	assert 'foo: returns x + 2' in text
+	assert text.splitlines()[-1] == 'mutants: 1 passed, 2 failed'
+
+
+# --- run_kunit.sh end to end ------------------------------------------------
+
+def env_for(overlay_dir: Path, run: Path) -> Dict[str, str]:
+	return {'MM_KUNIT_OVERLAY': str(overlay_dir), 'FAKE_KUNIT_RUN': str(run)}
+
+
+def results_dir(stdout: str) -> Path:
+	m = re.search(r'^mm-kunit: results in (.+)$', stdout, re.M)
+	assert m, stdout
+	return Path(m.group(1))
+
+
+def test_run_passing(overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	before = snapshot(kernel_tree)
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c'),
+		    '--no-install', env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 0, p.stdout + p.stderr
+	assert p.stdout.splitlines()[-1] == 'mm-kunit: 38 passed, 0 failed, 0 skipped'
+	assert 'fake kunit.py: replaying swap-pass' in p.stdout
+	res = results_dir(p.stdout)
+	assert json.loads((res / 'results.json').read_text())['sub_groups']
+	assert (res / 'ktap.log').read_text().startswith('KTAP version 1\n')
+	assert (res / 'console.log').is_file() and (res / 'kunit.out').is_file()
+	assert snapshot(kernel_tree) == before
+
+
+def test_run_failing(overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c'),
+		    '--no-install', env=env_for(overlay_dir, FAIL_RUN))
+	assert p.returncode == 1
+	assert ('mm-kunit: FAIL: mm_swap_readahead.swapin_nr_pages_test.'
+		'no hits, adjacent backward') in p.stdout
+	assert p.stdout.splitlines()[-1] == 'mm-kunit: 37 passed, 1 failed, 0 skipped'
+
+
+def test_run_without_results(overlay_dir: Path, kernel_tree: Path,
+			     tmp_path: Path) -> None:
+	broken = tmp_path / 'broken-run'
+	broken.mkdir()
+	(broken / 'exit-code').write_text('1\n')
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c'),
+		    '--no-install', env=env_for(overlay_dir, broken))
+	assert p.returncode == 1
+	assert 'kunit.py exited 1 without results' in p.stderr
+	assert p.stdout.splitlines()[-1] == 'mm-kunit: 0 passed, 0 failed, 0 skipped'
+
+
+def test_run_passes_filter_and_kunit_args(overlay_dir: Path, kernel_tree: Path,
+					  tmp_path: Path) -> None:
+	cache = tmp_path / 'c'
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(cache),
+		    '--no-install', 'mm_swap*', '--', '--timeout=60',
+		    env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 0, p.stderr
+	argv = next(cache.glob('trees/*/src/kunit-argv.txt')).read_text()
+	assert '--kunitconfig=mm/tests' in argv
+	assert '--arch=um' in argv
+	assert argv.rstrip().endswith('--timeout=60 mm_swap*')
+
+
+def test_run_rejects_non_kernel_tree(overlay_dir: Path, tmp_path: Path) -> None:
+	(tmp_path / 'notakernel').mkdir()
+	p = run_cli('--kernel', str(tmp_path / 'notakernel'), '--cache',
+		    str(tmp_path / 'c'), '--no-install',
+		    env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 2
+	assert 'not a kernel source tree' in p.stderr
+
+
+def test_run_patch_does_not_apply(overlay_dir: Path, kernel_tree: Path,
+				  tmp_path: Path) -> None:
+	(kernel_tree / 'mm/foo.c').write_text('rewritten upstream\n')
+	before = snapshot(kernel_tree)
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c'),
+		    '--no-install', env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 2
+	assert '0001-mm-foo-add-tests.patch does not apply to mm/foo.c' in p.stderr
+	assert snapshot(kernel_tree) == before
+	assert not list((tmp_path / 'c').glob('trees/*/src'))
+
+
+def test_in_place_applies_then_leaves_tree_alone_on_failure(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	p = run_cli('prepare', '--kernel', str(kernel_tree), '--in-place',
+		    '--cache', str(tmp_path / 'c'), '--no-install',
+		    env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 0, p.stderr
+	assert 'kunit.py run --kunitconfig=mm/tests' in p.stdout
+	assert (kernel_tree / 'mm/tests/foo_kunit.h').is_file()
+	# Again: recognised as applied, nothing to do.
+	p = run_cli('prepare', '--kernel', str(kernel_tree), '--in-place',
+		    '--cache', str(tmp_path / 'c'), '--no-install',
+		    env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 0 and '(0 files written)' in p.stdout
+	# A series that does not apply: named, and the tree is not touched.
+	(kernel_tree / 'mm/Kconfig').write_text('menu "x"\nendmenu\n')
+	before = snapshot(kernel_tree)
+	p = run_cli('prepare', '--kernel', str(kernel_tree), '--in-place',
+		    '--no-install', '--cache', str(tmp_path / 'c'),
+		    env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 2
+	assert 'does not apply to mm/Kconfig' in p.stderr
+	assert snapshot(kernel_tree) == before
+
+
+def test_in_place_needs_kernel() -> None:
+	p = run_cli('--in-place')
+	assert p.returncode == 2 and '--in-place needs --kernel' in p.stderr
+
+
+def test_missing_tools_without_root_rights(overlay_dir: Path, kernel_tree: Path,
+					   tmp_path: Path) -> None:
+	bin_dir = tmp_path / 'bin'
+	bin_dir.mkdir()
+	for tool in ('bash', 'python3', 'dirname', 'id', 'env'):
+		os.symlink(shutil.which(tool), bin_dir / tool)
+	env = env_for(overlay_dir, PASS_RUN)
+	env['PATH'] = str(bin_dir)
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c'),
+		    '--no-install', env=env)
+	assert p.returncode == 2
+	assert 'missing Debian packages: gcc make' in p.stderr
+	assert 'apt-get install -y --no-install-recommends gcc make' in p.stderr
+
+
+def test_export_command(overlay_dir: Path, kernel_tree: Path,
+			tmp_path: Path) -> None:
+	p = run_cli('export', '--kernel', str(kernel_tree), '-o',
+		    str(tmp_path / 'out'), '--no-install',
+		    env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 0, p.stderr
+	assert (tmp_path / 'out/0001-mm-foo-add-tests.patch').is_file()
+
+
+@pytest.mark.parametrize('run, code, verdict', [
+	(FAIL_RUN, 0, 'killed'), (PASS_RUN, 1, 'SURVIVED')])
+def test_mutants_command(overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
+			 run: Path, code: int, verdict: str) -> None:
+	cache = tmp_path / 'c'
+	p = run_cli('mutants', '--kernel', str(kernel_tree), '--cache', str(cache),
+		    '--no-install', env=env_for(overlay_dir, run))
+	assert p.returncode == code, p.stdout + p.stderr
+	assert f'foo-off-by-one.patch: {verdict}' in p.stdout
+	# The mutant is taken out of the prepared tree again.
+	src = next(cache.glob('trees/*/src'))
+	assert b'x + 1' in (src / 'mm/foo.c').read_bytes()
+
+
+def test_help() -> None:
+	p = run_cli('--help')
+	assert p.returncode == 0 and 'commands (default: run)' in p.stdout
