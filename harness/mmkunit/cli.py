@@ -278,6 +278,9 @@ def cmd_lint(h: Harness) -> int:
 		print(f'checkpatch --strict: {status}: {name}')
 		if name in report.checkpatch:
 			print('  ' + report.checkpatch[name].replace('\n', '\n  '))
+		if name in report.maintainers:
+			print('  new files already in MAINTAINERS: ' +
+			      report.maintainers[name])
 	print('git am onto ' + str(tree) + ': ' +
 	      ('ok' if not report.am_error else 'FAIL\n  ' + report.am_error))
 	print(f'lint: {len(names) - len(report.checkpatch) + (not report.am_error)} '
@@ -311,8 +314,14 @@ def cmd_mutants(h: Harness) -> int:
 	finally:
 		tree.prepare(h.overlay)
 	print(mu.format_matrix(results))
-	print(f'mm-kunit: mutant matrix took {time.monotonic() - started:.0f} s')
 	ok = all(r.verdict == mu.Verdict.KILLED for r in results)
+	if not getattr(a, 'mutant', []):
+		# With every mutant run, each test must have failed at least once.
+		never = mu.unguarded(results)
+		for name in never:
+			print(f'mm-kunit: no mutant makes this test fail: {name}')
+		ok = ok and not never
+	print(f'mm-kunit: mutant matrix took {time.monotonic() - started:.0f} s')
 	return EXIT_OK if ok else EXIT_TESTS_FAILED
 
 

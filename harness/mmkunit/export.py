@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -92,6 +93,8 @@ def export(overlay: ov.Overlay, tree: Path, outdir: Path) -> List[Path]:
 @dataclasses.dataclass
 class LintReport:
 	checkpatch: Dict[str, str]  # patch name -> checkpatch output, if not clean
+	# patch name -> how checkpatch's MAINTAINERS question was answered
+	maintainers: Dict[str, str] = dataclasses.field(default_factory=dict)
 	am_error: str = ''
 
 	@property
@@ -123,23 +126,65 @@ def check_am(tree: Path, patches: Sequence[Path],
 	return ''
 
 
-def checkpatch(tree: Path, patch: Path) -> str:
-	"""Runs scripts/checkpatch.pl --strict; '' if clean, else its output."""
+def checkpatch(tree: Path, patch: Path) -> List[str]:
+	"""Runs scripts/checkpatch.pl --strict; returns its findings."""
 	proc = subprocess.run(
 		['perl', 'scripts/checkpatch.pl', '--strict', '--terse',
 		 '--no-summary', '--show-types', str(patch.resolve())],
 		cwd=tree, capture_output=True, text=True)
-	if proc.returncode == 0 and not proc.stdout.strip():
-		return ''
-	return (proc.stdout + proc.stderr).strip() or f'exit {proc.returncode}'
+	lines = [l for l in (proc.stdout + proc.stderr).splitlines() if l.strip()]
+	if proc.returncode != 0 and not lines:
+		lines = [f'checkpatch.pl exited {proc.returncode}']
+	return lines
+
+
+def maintainer_sections(tree: Path, path: str) -> List[str]:
+	"""The MAINTAINERS sections that cover path, a file that may not exist.
+
+	get_maintainer.pl reads a patch that creates the file, which is how it
+	would see the file in a submitted patch.
+	"""
+	stub = (f'diff --git a/{path} b/{path}\nnew file mode 100644\n'
+		f'--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+x\n')
+	with tempfile.NamedTemporaryFile('w', suffix='.patch') as f:
+		f.write(stub)
+		f.flush()
+		proc = subprocess.run(
+			['perl', 'scripts/get_maintainer.pl', '--no-git',
+			 '--no-git-fallback', '--subsystem', '--no-email', '--no-l',
+			 '--no-r', '--no-rolestats', f.name],
+			cwd=tree, capture_output=True, text=True)
+	return [l.strip() for l in proc.stdout.splitlines()
+		if l.strip() and l.strip() != 'THE REST']
+
+
+def _new_files(patch: Path) -> List[str]:
+	"""The files a patch creates."""
+	return re.findall(r'^--- /dev/null\n\+\+\+ b/(\S+)$',
+			  patch.read_text(errors='replace'), re.M)
 
 
 def lint(overlay: ov.Overlay, tree: Path, outdir: Path) -> LintReport:
+	"""checkpatch --strict on each exported patch, and a git am check.
+
+	checkpatch asks, for every new file, whether MAINTAINERS needs an
+	update (FILE_PATH_CHANGES). That question is answered here: it is
+	settled if get_maintainer.pl finds a section other than THE REST for
+	each new file; otherwise it stays a finding.
+	"""
 	patches = export(overlay, tree, outdir)
 	report = LintReport({})
 	for patch in patches:
-		out = checkpatch(tree, patch)
-		if out:
-			report.checkpatch[patch.name] = out
+		findings = checkpatch(tree, patch)
+		if any('FILE_PATH_CHANGES' in f for f in findings):
+			covered = {f: maintainer_sections(tree, f)
+				   for f in _new_files(patch)}
+			if covered and all(covered.values()):
+				findings = [f for f in findings
+					    if 'FILE_PATH_CHANGES' not in f]
+				report.maintainers[patch.name] = '; '.join(
+					f'{f}: {", ".join(s)}' for f, s in covered.items())
+		if findings:
+			report.checkpatch[patch.name] = '\n'.join(findings)
 	report.am_error = check_am(tree, patches, ov.stage(overlay, tree))
 	return report

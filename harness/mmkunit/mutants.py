@@ -31,6 +31,8 @@ class MutantResult:
 	verdict: Verdict
 	failed: List[str]
 	detail: str = ''
+	# Every test case the run reported, failed or not.
+	cases: List[str] = dataclasses.field(default_factory=list)
 
 
 def describe(mutant: ov.Patch) -> str:
@@ -45,13 +47,24 @@ def describe(mutant: ov.Patch) -> str:
 
 def judge(mutant: ov.Patch, result: RunResult) -> MutantResult:
 	failed = [c.name for c in result.failed]
+	cases = [c.name for c in result.cases]
 	if failed:
-		return MutantResult(mutant, Verdict.KILLED, failed)
+		return MutantResult(mutant, Verdict.KILLED, failed, cases=cases)
 	if result.error or not result.cases or result.kunit_returncode != 0:
 		return MutantResult(mutant, Verdict.NO_RESULT, [],
 				    result.error or 'kunit.py failed; see '
-				    f'{result.results_dir / "kunit.out"}')
-	return MutantResult(mutant, Verdict.SURVIVED, [])
+				    f'{result.results_dir / "kunit.out"}',
+				    cases=cases)
+	return MutantResult(mutant, Verdict.SURVIVED, [], cases=cases)
+
+
+def unguarded(results: Sequence[MutantResult]) -> List[str]:
+	"""Test cases that no mutant made fail: tests not yet seen to fail."""
+	seen: List[str] = []
+	for r in results:
+		seen += [c for c in r.cases if c not in seen]
+	failed = {name for r in results for name in r.failed}
+	return [c for c in seen if c not in failed]
 
 
 def run_matrix(mutants: Sequence[ov.Patch],

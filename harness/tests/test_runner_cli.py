@@ -227,13 +227,16 @@ def test_export_command(overlay_dir: Path, kernel_tree: Path,
 	assert (tmp_path / 'out/0001-mm-foo-add-tests.patch').is_file()
 
 
-@pytest.mark.parametrize('run, code, verdict', [
-	(FAIL_RUN, 0, 'killed'), (PASS_RUN, 1, 'SURVIVED')])
+@pytest.mark.parametrize('run, args, code, verdict', [
+	(FAIL_RUN, ['foo-off-by-one'], 0, 'killed'),
+	(PASS_RUN, [], 1, 'SURVIVED'),
+	(PASS_RUN, ['foo-*'], 1, 'SURVIVED'),
+])
 def test_mutants_command(overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
-			 run: Path, code: int, verdict: str) -> None:
+			 run: Path, args: list, code: int, verdict: str) -> None:
 	cache = tmp_path / 'c'
 	p = run_cli('mutants', '--kernel', str(kernel_tree), '--cache', str(cache),
-		    '--no-install', env=env_for(overlay_dir, run))
+		    '--no-install', *args, env=env_for(overlay_dir, run))
 	assert p.returncode == code, p.stdout + p.stderr
 	assert f'foo-off-by-one.patch: {verdict}' in p.stdout
 	# The mutant is taken out of the prepared tree again.
@@ -241,6 +244,30 @@ def test_mutants_command(overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
 	assert b'x + 1' in (src / 'mm/foo.c').read_bytes()
 
 
+def test_full_mutant_run_fails_on_tests_no_mutant_fails(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	p = run_cli('mutants', '--kernel', str(kernel_tree), '--cache',
+		    str(tmp_path / 'c'), '--no-install',
+		    env=env_for(overlay_dir, FAIL_RUN))
+	assert p.returncode == 1
+	assert 'foo-off-by-one.patch: killed' in p.stdout
+	assert ('mm-kunit: no mutant makes this test fail: mm_swap_readahead.'
+		'swapin_nr_pages_test.no hits, adjacent forward') in p.stdout
+
+
 def test_help() -> None:
 	p = run_cli('--help')
 	assert p.returncode == 0 and 'commands (default: run)' in p.stdout
+
+
+def test_unguarded_lists_tests_no_mutant_fails(tmp_path: Path,
+					       overlay_dir: Path) -> None:
+	m = ov.Overlay.load(overlay_dir).mutants()[0]
+	P, F = runner.Status.PASS, runner.Status.FAIL
+	r1 = mu.judge(m, runner.RunResult(1, [runner.CaseResult('a', F),
+					       runner.CaseResult('b', P),
+					       runner.CaseResult('c', P)], tmp_path))
+	r2 = mu.judge(m, runner.RunResult(1, [runner.CaseResult('a', P),
+					       runner.CaseResult('b', F),
+					       runner.CaseResult('c', P)], tmp_path))
+	assert mu.unguarded([r1, r2]) == ['c']

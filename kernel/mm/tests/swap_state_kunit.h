@@ -32,10 +32,10 @@ static void swap_ra_restore_page_cluster(void *old)
 
 static void swap_ra_set_page_cluster(struct kunit *test, int val)
 {
+	void *old = (void *)(long)READ_ONCE(page_cluster);
+
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test,
-				swap_ra_restore_page_cluster,
-				(void *)(long)READ_ONCE(page_cluster)));
+			kunit_add_action_or_reset(test, swap_ra_restore_page_cluster, old));
 	WRITE_ONCE(page_cluster, val);
 }
 
@@ -46,10 +46,10 @@ static void swap_ra_restore_vma_readahead(void *old)
 
 static void swap_ra_set_vma_readahead(struct kunit *test, bool val)
 {
+	void *old = (void *)(long)READ_ONCE(enable_vma_readahead);
+
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test,
-				swap_ra_restore_vma_readahead,
-				(void *)(long)READ_ONCE(enable_vma_readahead)));
+			kunit_add_action_or_reset(test, swap_ra_restore_vma_readahead, old));
 	WRITE_ONCE(enable_vma_readahead, val);
 }
 
@@ -60,10 +60,10 @@ static void swap_ra_restore_rotate_swap(void *old)
 
 static void swap_ra_set_rotate_swap(struct kunit *test, int val)
 {
+	void *old = (void *)(long)atomic_read(&nr_rotate_swap);
+
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test,
-				swap_ra_restore_rotate_swap,
-				(void *)(long)atomic_read(&nr_rotate_swap)));
+			kunit_add_action_or_reset(test, swap_ra_restore_rotate_swap, old));
 	atomic_set(&nr_rotate_swap, val);
 }
 
@@ -74,10 +74,10 @@ static void swap_ra_restore_global_hits(void *old)
 
 static void swap_ra_set_global_hits(struct kunit *test, int val)
 {
+	void *old = (void *)(long)atomic_read(&swapin_readahead_hits);
+
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test,
-				swap_ra_restore_global_hits,
-				(void *)(long)atomic_read(&swapin_readahead_hits)));
+			kunit_add_action_or_reset(test, swap_ra_restore_global_hits, old));
 	atomic_set(&swapin_readahead_hits, val);
 }
 
@@ -120,8 +120,8 @@ static void swap_ra_init_swap_space(struct kunit *test)
 			init_swap_address_space(SWAP_RA_TEST_TYPE,
 						SWAP_ADDRESS_SPACE_PAGES));
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test,
-				swap_ra_exit_swap_space, NULL));
+			kunit_add_action_or_reset(test, swap_ra_exit_swap_space,
+						  NULL));
 }
 
 static void swap_ra_remove_folio(void *data)
