@@ -326,8 +326,7 @@ def cmd_mutants(h: Harness) -> int:
 
 
 def cmd_selftest(h: Harness) -> int:
-	deps.ensure(deps.SELFTEST + (deps.Requirement('git', command='git'),),
-		    allow_install=not h.args.no_install)
+	deps.ensure(deps.SELFTEST + deps.BUILD, allow_install=not h.args.no_install)
 	cmd = [sys.executable, '-m', 'pytest', '-q', str(REPO / 'harness' / 'tests')]
 	return subprocess.run(cmd + list(h.args.pytest_args), cwd=REPO).returncode
 
@@ -342,6 +341,8 @@ def cmd_check(h: Harness) -> int:
 		'mutants': cmd_mutants,
 	}
 	outcome: Dict[str, int] = {}
+	# Install everything first: the selftests run the harness too.
+	h.ensure_deps(deps.SELFTEST)
 	for name, fn in steps.items():
 		print(f'\n=== check: {name} ===', flush=True)
 		try:

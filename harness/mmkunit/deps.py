@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -19,10 +20,14 @@ class Requirement:
 	package: str
 	command: Optional[str] = None
 	path: Optional[Path] = None
+	# A module of the Python that runs the harness.
+	module: Optional[str] = None
 
 	def present(self, which: Callable[[str], Optional[str]]) -> bool:
 		if self.command is not None:
 			return which(self.command) is not None
+		if self.module is not None:
+			return importlib.util.find_spec(self.module) is not None
 		assert self.path is not None
 		return self.path.exists()
 
@@ -48,7 +53,7 @@ X86_64 = (
 	Requirement('libelf-dev', path=Path('/usr/include/libelf.h')),
 )
 # The harness's own tests.
-SELFTEST = (Requirement('python3-pytest', command='pytest'),)
+SELFTEST = (Requirement('python3-pytest', module='pytest'),)
 
 
 class MissingDependencies(Exception):
