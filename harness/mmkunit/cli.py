@@ -10,7 +10,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from mmkunit import deps
 from mmkunit import export as ex
@@ -96,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
 	p.add_argument('--in-place', action='store_true',
 		       help='with --kernel: apply the overlay into DIR itself '
 		       'and build there')
+	p.add_argument('--without', action='append', default=[], metavar='PATCH',
+		       help='leave this patch of the series out (repeatable), '
+		       'e.g. to build a before-fix tree')
 	p.add_argument('filter_glob', nargs='?',
 		       help='which suites/tests to run, as kunit.py\'s '
 		       'filter_glob, e.g. "mm_swap_readahead.swap_vma*"')
@@ -175,6 +178,9 @@ class Harness:
 	def overlay(self) -> ov.Overlay:
 		if self._overlay is None:
 			self._overlay = ov.Overlay.load(overlay_dir())
+			without = getattr(self.args, 'without', [])
+			if without:
+				self._overlay = self._overlay.without(without)
 		return self._overlay
 
 	def ensure_deps(self, *extra: Sequence[deps.Requirement]) -> None:
@@ -309,13 +315,28 @@ def cmd_mutants(h: Harness) -> int:
 		return runner.run_kunit(tree.src, tree.build_dir(a.arch), opts,
 					results)
 
+	def run_without(names: Sequence[str]) -> runner.RunResult:
+		tree.prepare(h.overlay.without(names),
+			     refresh_source=bool(a.kernel))
+		label = 'before-fix-' + '-'.join(n.split('-')[0] for n in names)
+		trees.progress(f'before-fix tree: without {" ".join(names)}')
+		return runner.run_kunit(tree.src, tree.build_dir(a.arch), opts,
+					runner.new_results_dir(h.cache, label))
+
+	full = not getattr(a, 'mutant', [])
+	before_fix: List[mu.BeforeFixResult] = []
 	try:
 		results = mu.run_matrix(chosen, run_one)
+		if full:
+			before_fix = [mu.judge_before_fix(names, globs, run_without(names))
+				      for names, globs in before_fix_trees(h.overlay)]
 	finally:
 		tree.prepare(h.overlay)
 	print(mu.format_matrix(results))
 	ok = all(r.verdict == mu.Verdict.KILLED for r in results)
-	if not getattr(a, 'mutant', []):
+	if full:
+		print(mu.format_before_fix(before_fix))
+		ok = ok and all(r.ok for r in before_fix)
 		# With every mutant run, each test must have failed at least once.
 		never = mu.unguarded(results)
 		for name in never:
@@ -323,6 +344,16 @@ def cmd_mutants(h: Harness) -> int:
 		ok = ok and not never
 	print(f'mm-kunit: mutant matrix took {time.monotonic() - started:.0f} s')
 	return EXIT_OK if ok else EXIT_TESTS_FAILED
+
+
+def before_fix_trees(overlay: ov.Overlay) -> List[Tuple[List[str], List[str]]]:
+	"""Each fix alone taken out, then (if several) all of them at once."""
+	fixes = overlay.fixes()
+	trees_: List[Tuple[List[str], List[str]]] = [
+		([name], list(globs)) for name, globs in fixes.items()]
+	if len(fixes) > 1:
+		trees_.append((list(fixes), [g for globs in fixes.values() for g in globs]))
+	return trees_
 
 
 def cmd_selftest(h: Harness) -> int:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import fnmatch
 from pathlib import Path
-from typing import Callable, List, Sequence
+from typing import Callable, List, Sequence, Tuple
 
 from mmkunit import overlay as ov
 from mmkunit.runner import RunResult
@@ -89,10 +90,66 @@ def format_matrix(results: Sequence[MutantResult]) -> str:
 def select(mutants: Sequence[ov.Patch], patterns: Sequence[str]) -> List[ov.Patch]:
 	if not patterns:
 		return list(mutants)
-	import fnmatch
 	chosen = [m for m in mutants
 		  if any(fnmatch.fnmatch(m.name, p) or fnmatch.fnmatch(Path(m.name).stem, p)
 			 for p in patterns)]
 	if not chosen:
 		raise ov.OverlayError(f'no mutant matches {" ".join(patterns)}')
 	return chosen
+
+
+@dataclasses.dataclass
+class BeforeFixResult:
+	"""A tree without some patches must fail exactly the tests needing them."""
+	patches: Tuple[str, ...]
+	globs: Tuple[str, ...]
+	failed: List[str]
+	unexpected_failures: List[str]
+	unexpected_passes: List[str]
+	detail: str = ''
+
+	@property
+	def ok(self) -> bool:
+		return (not self.detail and bool(self.failed) and
+			not self.unexpected_failures and not self.unexpected_passes)
+
+
+def _needs(name: str, globs: Sequence[str]) -> bool:
+	# A glob for suite.test also covers its parameterised rows.
+	return any(fnmatch.fnmatchcase(name, g) or
+		   fnmatch.fnmatchcase(name, g + '.*') for g in globs)
+
+
+def judge_before_fix(patches: Sequence[str], globs: Sequence[str],
+		     result: RunResult) -> BeforeFixResult:
+	failed = [c.name for c in result.failed]
+	r = BeforeFixResult(tuple(patches), tuple(globs), failed,
+			    [n for n in failed if not _needs(n, globs)],
+			    [c.name for c in result.cases
+			     if _needs(c.name, globs) and c.name not in failed])
+	if result.error or not result.cases:
+		r.detail = result.error or 'no test ran'
+	else:
+		stale = [g for g in globs
+			 if not any(_needs(c.name, [g]) for c in result.cases)]
+		if stale:
+			r.detail = f'no test matches {", ".join(stale)}'
+	return r
+
+
+def format_before_fix(results: Sequence[BeforeFixResult]) -> str:
+	lines = ['', 'Before-fix trees (the series without a fix must fail '
+		 'exactly the tests that need it)']
+	for r in results:
+		verdict = 'ok' if r.ok else 'WRONG'
+		lines.append(f'  without {" ".join(r.patches)}: {verdict}')
+		for name in r.failed:
+			mark = '' if name not in r.unexpected_failures else '  (unexpected)'
+			lines.append(f'      - {name}{mark}')
+		for name in r.unexpected_passes:
+			lines.append(f'      + {name}  (passed, but needs the fix)')
+		if r.detail:
+			lines.append(f'      {r.detail}')
+	good = sum(1 for r in results if r.ok)
+	lines.append(f'before-fix: {good} passed, {len(results) - good} failed')
+	return '\n'.join(lines)

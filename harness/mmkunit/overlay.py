@@ -125,6 +125,36 @@ class Overlay:
 			raise OverlayError(f'{series}: not listed: {", ".join(stray)}')
 		return cls(root, tuple(patches), files)
 
+	def without(self, names: Sequence[str]) -> 'Overlay':
+		"""The overlay less the named patches and the files they add."""
+		unknown = [n for n in names if n not in {p.name for p in self.patches}]
+		if unknown:
+			raise OverlayError(f'not in the series: {", ".join(unknown)}')
+		dropped = [p for p in self.patches if p.name in names]
+		gone = {f for p in dropped for f in p.new_files}
+		return dataclasses.replace(
+			self, patches=tuple(p for p in self.patches if p not in dropped),
+			files=tuple(f for f in self.files if f not in gone))
+
+	def fixes(self) -> Dict[str, Tuple[str, ...]]:
+		"""patches/fixes: for each patch, globs of the tests that need it."""
+		path = self.root / 'patches' / 'fixes'
+		if not path.is_file():
+			return {}
+		names = {p.name for p in self.patches}
+		fixes: Dict[str, Tuple[str, ...]] = {}
+		for lineno, raw in enumerate(path.read_text().splitlines(), 1):
+			line = raw.split('#', 1)[0].strip()
+			if not line:
+				continue
+			name, *globs = line.split()
+			if name not in names:
+				raise OverlayError(f'{path}:{lineno}: {name} is not in the series')
+			if not globs:
+				raise OverlayError(f'{path}:{lineno}: no tests named for {name}')
+			fixes[name] = tuple(globs)
+		return fixes
+
 	def mutants(self) -> List[Patch]:
 		return [Patch.from_file(p)
 			for p in sorted((self.root / 'mutants').glob('*.patch'))]

@@ -1,0 +1,920 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests for mmap fault accounting in mm/filemap.c.
+ *
+ * This file is included at the bottom of mm/filemap.c so that the tests can
+ * call its static functions.
+ *
+ * The file under test is a test-owned anonymous inode whose
+ * address_space_operations are a stub backing store: it records which pages
+ * it is asked to read and completes every read at once, with no I/O. The
+ * tests map that file into an mm of their own with kunit_vm_mmap(), so the
+ * VMAs, page tables and faults are real.
+ *
+ * Suites:
+ *  - mm_filemap_mmap_miss: file->f_ra.mmap_miss, the per-file score of mmap
+ *    page-cache misses that decides whether a major fault reads around;
+ *  - mm_filemap_fault_around: the project's proposal to credit fault-around
+ *    hits only for the faulting page (P1) and not on a retry (P2);
+ *  - mm_filemap_pte_recheck: the PTE recheck before a major fault on
+ *    mlocked VMAs.
+ */
+
+#ifdef CONFIG_MM_FILEMAP_KUNIT_TEST
+
+#include <kunit/test.h>
+#include <linux/anon_inodes.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/mman.h>
+#include <linux/pgtable.h>
+
+/* The test file: 4096 pages (16 MiB with 4 KiB pages). */
+#define FT_FILE_PAGES		4096UL
+/* The read-around window most tests use. */
+#define FT_RA_PAGES		32U
+#define FT_MAX_READS		FT_FILE_PAGES
+
+struct ft_file {
+	struct file *file;
+	/* Pages the backing store was asked to read, in order. */
+	pgoff_t reads[FT_MAX_READS];
+	unsigned long nr_reads;
+};
+
+/* -------------------------------------------------------------------------
+ * The stub backing store
+ */
+
+static void ft_record_read(struct folio *folio)
+{
+	struct ft_file *ft = folio->mapping->host->i_private;
+	long i;
+
+	for (i = 0; i < folio_nr_pages(folio); i++) {
+		if (ft->nr_reads < FT_MAX_READS)
+			ft->reads[ft->nr_reads] = folio->index + i;
+		ft->nr_reads++;
+	}
+	folio_mark_uptodate(folio);
+	folio_unlock(folio);
+}
+
+static void ft_readahead(struct readahead_control *rac)
+{
+	struct folio *folio;
+
+	while ((folio = readahead_folio(rac)))
+		ft_record_read(folio);
+}
+
+static int ft_read_folio(struct file *file, struct folio *folio)
+{
+	ft_record_read(folio);
+	return 0;
+}
+
+static const struct address_space_operations ft_aops = {
+	.readahead	= ft_readahead,
+	.read_folio	= ft_read_folio,
+};
+
+static const struct vm_operations_struct ft_vm_ops = {
+	.fault		= filemap_fault,
+	.map_pages	= filemap_map_pages,
+};
+
+static int ft_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	vma->vm_ops = &ft_vm_ops;
+	return 0;
+}
+
+static const struct file_operations ft_fops = {
+	.mmap		= ft_mmap,
+};
+
+static void ft_put_file(void *data)
+{
+	struct file *file = data;
+
+	truncate_inode_pages(file->f_mapping, 0);
+	fput(file);
+}
+
+/* A new file of FT_FILE_PAGES pages with nothing in the page cache. */
+static struct ft_file *ft_create(struct kunit *test, unsigned int ra_pages)
+{
+	struct ft_file *ft;
+	struct inode *inode;
+	struct file *file;
+
+	ft = kunit_kzalloc(test, sizeof(*ft), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ft);
+	file = anon_inode_create_getfile("[mm_filemap_kunit]", &ft_fops, NULL,
+					 O_RDWR, NULL);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(file), "anon inode: %ld",
+			       PTR_ERR(file));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, ft_put_file, file));
+	inode = file_inode(file);
+	inode->i_private = ft;
+	inode->i_mapping->a_ops = &ft_aops;
+	i_size_write(inode, FT_FILE_PAGES << PAGE_SHIFT);
+	file->f_ra.ra_pages = ra_pages;
+	file->f_ra.mmap_miss = 0;
+	ft->file = file;
+	return ft;
+}
+
+static void ft_forget_reads(struct ft_file *ft)
+{
+	ft->nr_reads = 0;
+}
+
+static unsigned int ft_mmap_miss(struct ft_file *ft)
+{
+	return READ_ONCE(ft->file->f_ra.mmap_miss);
+}
+
+static void ft_set_mmap_miss(struct ft_file *ft, unsigned int val)
+{
+	WRITE_ONCE(ft->file->f_ra.mmap_miss, val);
+}
+
+/* Read page @index into the page cache, as an earlier read() would. */
+static struct folio *ft_cache_page(struct kunit *test, struct ft_file *ft,
+				   pgoff_t index)
+{
+	struct folio *folio;
+
+	folio = read_mapping_folio(ft->file->f_mapping, index, ft->file);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(folio), "caching page %lu", index);
+	folio_put(folio);
+	return folio;
+}
+
+/*
+ * Check that the backing store was asked to read exactly the pages
+ * [@start, @start + @nr), each once, in order.
+ */
+static void ft_expect_reads(struct kunit *test, struct ft_file *ft,
+			    pgoff_t start, unsigned long nr, const char *what)
+{
+	unsigned long i;
+
+	KUNIT_EXPECT_EQ_MSG(test, nr, ft->nr_reads, "%s: pages read", what);
+	for (i = 0; i < min(nr, ft->nr_reads); i++) {
+		if (ft->reads[i] != start + i) {
+			KUNIT_FAIL(test, "%s: read %lu was page %lu, expected %lu",
+				   what, i, ft->reads[i], start + i);
+			return;
+		}
+	}
+}
+
+/* -------------------------------------------------------------------------
+ * Mapping the file: real VMAs, page tables and faults
+ */
+
+struct ft_map {
+	struct ft_file *ft;
+	struct vm_area_struct *vma;
+	struct mm_struct *mm;
+};
+
+/* Map the whole file with @prot, MAP_PRIVATE, into the test's own mm. */
+static struct ft_map ft_mmap_file(struct kunit *test, struct ft_file *ft,
+				  unsigned long prot)
+{
+	struct ft_map map = { .ft = ft };
+	unsigned long addr;
+
+	addr = kunit_vm_mmap(test, ft->file, 0, FT_FILE_PAGES << PAGE_SHIFT,
+			     prot, MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(addr) || !addr,
+			       "kunit_vm_mmap: %ld", (long)addr);
+	map.mm = current->mm;
+	mmap_read_lock(map.mm);
+	map.vma = find_vma(map.mm, addr);
+	mmap_read_unlock(map.mm);
+	KUNIT_ASSERT_NOT_NULL(test, map.vma);
+	KUNIT_ASSERT_EQ(test, addr, map.vma->vm_start);
+	return map;
+}
+
+static unsigned long ft_addr(const struct ft_map *map, pgoff_t index)
+{
+	return map->vma->vm_start + ((index - map->vma->vm_pgoff) << PAGE_SHIFT);
+}
+
+static void ft_vma_flags(struct ft_map *map, vm_flags_t set, vm_flags_t clear)
+{
+	mmap_write_lock(map->mm);
+	vm_flags_mod(map->vma, set, clear);
+	mmap_write_unlock(map->mm);
+}
+
+/*
+ * The PMD entry covering @addr, with a PTE table under it if @pte_table.
+ * The upper levels are allocated as a fault would.
+ */
+static pmd_t *ft_pmd(struct kunit *test, struct ft_map *map,
+		     unsigned long addr, bool pte_table)
+{
+	struct mm_struct *mm = map->mm;
+	p4d_t *p4d;
+	pud_t *pud;
+	pmd_t *pmd;
+
+	p4d = p4d_alloc(mm, pgd_offset(mm, addr), addr);
+	KUNIT_ASSERT_NOT_NULL(test, p4d);
+	pud = pud_alloc(mm, p4d, addr);
+	KUNIT_ASSERT_NOT_NULL(test, pud);
+	pmd = pmd_alloc(mm, pud, addr);
+	KUNIT_ASSERT_NOT_NULL(test, pmd);
+	if (pte_table)
+		KUNIT_ASSERT_EQ(test, 0, pte_alloc(mm, pmd));
+	return pmd;
+}
+
+/* Whether a PTE maps @addr. */
+static bool ft_pte_present(struct kunit *test, struct ft_map *map,
+			   unsigned long addr)
+{
+	pmd_t *pmd = ft_pmd(test, map, addr, false);
+	bool present;
+	pte_t *pte;
+
+	pte = pte_offset_map(pmd, addr);
+	if (!pte)
+		return false;
+	present = pte_present(ptep_get(pte));
+	pte_unmap(pte);
+	return present;
+}
+
+/*
+ * A fault at page @index of the mapping, as the arch fault handler and
+ * do_read_fault() describe it to ->fault and ->map_pages.
+ */
+#define FT_VMF(map, index, fault_flags) {				\
+	.vma = (map)->vma,						\
+	.address = ft_addr(map, index),					\
+	.real_address = ft_addr(map, index),				\
+	.pgoff = (index),						\
+	.gfp_mask = mapping_gfp_mask((map)->ft->file->f_mapping),	\
+	.flags = (fault_flags),						\
+}
+
+/* Run the real fault handler for a read (or write) fault at @index. */
+static vm_fault_t ft_handle_fault(struct ft_map *map, pgoff_t index,
+				  unsigned int flags)
+{
+	vm_fault_t ret;
+
+	mmap_read_lock(map->mm);
+	ret = handle_mm_fault(map->vma, ft_addr(map, index), flags, NULL);
+	if (!(ret & VM_FAULT_RETRY))
+		mmap_read_unlock(map->mm);
+	return ret;
+}
+
+static unsigned long ft_vm_event(struct kunit *test, enum vm_event_item item)
+{
+	unsigned long *events, val;
+
+	events = kcalloc(NR_VM_EVENT_ITEMS, sizeof(*events), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, events);
+	all_vm_events(events);
+	val = events[item];
+	kfree(events);
+	return val;
+}
+
+/* -------------------------------------------------------------------------
+ * mm_filemap_mmap_miss: do_sync_mmap_readahead()
+ */
+
+#define FT_RA_UNSET	0xdeadUL
+
+struct ft_sync_case {
+	const char *desc;
+	vm_flags_t vm_flags;
+	unsigned int ra_pages;
+	pgoff_t pgoff;
+	unsigned int miss_before, miss_after;
+	/* Expected read-around window, or size 0 for none. */
+	pgoff_t start;
+	unsigned long size, async_size;
+};
+
+/*
+ * On a page-cache miss: VM_RAND_READ, ra_pages == 0 and VM_SEQ_READ leave
+ * mmap_miss alone. Otherwise mmap_miss goes up by one, saturating at
+ * MMAP_LOTSAMISS * 10 = 1000; if the new value is above MMAP_LOTSAMISS =
+ * 100 there is no read-around, else read-around reads ra_pages pages from
+ * max(0, pgoff - ra_pages / 2), a quarter of them async.
+ */
+static const struct ft_sync_case ft_sync_cases[] = {
+	{ "first miss reads around", 0, 32, 1000, 0, 1, 984, 32, 8 },
+	{ "miss 100 still reads around", 0, 32, 1000, 99, 100, 984, 32, 8 },
+	{ "miss 101 stops read-around", 0, 32, 1000, 100, 101, FT_RA_UNSET, 0, 0 },
+	{ "miss 999 counts to the cap", 0, 32, 1000, 999, 1000, FT_RA_UNSET, 0, 0 },
+	{ "saturated at 1000", 0, 32, 1000, 1000, 1000, FT_RA_UNSET, 0, 0 },
+	{ "window start clamped at 0", 0, 32, 5, 0, 1, 0, 32, 8 },
+	{ "window start at the file start", 0, 32, 16, 0, 1, 0, 32, 8 },
+	{ "a 64-page window", 0, 64, 1000, 7, 8, 968, 64, 16 },
+	{ "VM_RAND_READ leaves mmap_miss", VM_RAND_READ, 32, 1000, 7, 7, FT_RA_UNSET, 0, 0 },
+	{ "ra_pages 0 leaves mmap_miss", 0, 0, 1000, 7, 7, FT_RA_UNSET, 0, 0 },
+};
+
+static void ft_sync_case_desc(const struct ft_sync_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ft_sync, ft_sync_cases, ft_sync_case_desc);
+
+static void do_sync_mmap_readahead_test(struct kunit *test)
+{
+	const struct ft_sync_case *c = test->param_value;
+	struct ft_file *ft = ft_create(test, c->ra_pages);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+	struct file_ra_state *ra = &ft->file->f_ra;
+	struct vm_fault vmf = FT_VMF(&map, c->pgoff, 0);
+	struct file *fpin;
+
+	if (c->vm_flags)
+		ft_vma_flags(&map, c->vm_flags, 0);
+	ft_set_mmap_miss(ft, c->miss_before);
+	ra->start = FT_RA_UNSET;
+	ra->size = FT_RA_UNSET;
+	ra->async_size = FT_RA_UNSET;
+
+	fpin = do_sync_mmap_readahead(&vmf);
+	KUNIT_EXPECT_NULL_MSG(test, fpin, "%s: no lock to drop", c->desc);
+
+	KUNIT_EXPECT_EQ_MSG(test, c->miss_after, ft_mmap_miss(ft),
+			    "%s: mmap_miss (was %u)", c->desc, c->miss_before);
+	if (!c->size) {
+		KUNIT_EXPECT_EQ_MSG(test, 0UL, ft->nr_reads,
+				    "%s: pages read", c->desc);
+		KUNIT_EXPECT_EQ_MSG(test, FT_RA_UNSET, ra->start,
+				    "%s: ra->start", c->desc);
+		return;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, c->start, ra->start, "%s: ra->start", c->desc);
+	KUNIT_EXPECT_EQ_MSG(test, (unsigned int)c->size, ra->size,
+			    "%s: ra->size", c->desc);
+	KUNIT_EXPECT_EQ_MSG(test, (unsigned int)c->async_size, ra->async_size,
+			    "%s: ra->async_size", c->desc);
+	ft_expect_reads(test, ft, c->start, c->size, c->desc);
+}
+
+static void do_sync_mmap_readahead_seq_test(struct kunit *test)
+{
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+	struct vm_fault vmf = FT_VMF(&map, 1000, 0);
+
+	ft_vma_flags(&map, VM_SEQ_READ, 0);
+	ft_set_mmap_miss(ft, 7);
+
+	KUNIT_EXPECT_NULL(test, do_sync_mmap_readahead(&vmf));
+
+	/* Plain sync readahead from the fault on; mmap_miss is left alone. */
+	KUNIT_EXPECT_EQ(test, 7U, ft_mmap_miss(ft));
+	KUNIT_ASSERT_GT(test, ft->nr_reads, 0UL);
+	KUNIT_EXPECT_EQ(test, 1000UL, ft->reads[0]);
+}
+
+/* Repeated misses count up one by one and stop reading around after 100. */
+static void do_sync_mmap_readahead_threshold_test(struct kunit *test)
+{
+	struct ft_file *ft = ft_create(test, 2);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+	unsigned int i;
+
+	for (i = 1; i <= 110; i++) {
+		/* Every other page: each fault is a miss. */
+		struct vm_fault vmf = FT_VMF(&map, 4 * i, 0);
+
+		ft_forget_reads(ft);
+		do_sync_mmap_readahead(&vmf);
+		KUNIT_ASSERT_EQ_MSG(test, i, ft_mmap_miss(ft), "miss %u", i);
+		KUNIT_ASSERT_EQ_MSG(test, i <= 100 ? 2UL : 0UL, ft->nr_reads,
+				    "miss %u (mmap_miss %u): pages read", i,
+				    ft_mmap_miss(ft));
+	}
+}
+
+/* -------------------------------------------------------------------------
+ * mm_filemap_mmap_miss: page-cache hits, do_async_mmap_readahead()
+ */
+
+struct ft_async_case {
+	const char *desc;
+	unsigned int miss_before, miss_after;
+	bool readahead_mark;
+};
+
+/* A hit takes one off mmap_miss, never below 0; PG_readahead reads ahead. */
+static const struct ft_async_case ft_async_cases[] = {
+	{ "hit takes one off", 5, 4, false },
+	{ "hit at 1 gives 0", 1, 0, false },
+	{ "hit at 0 stays 0", 0, 0, false },
+	{ "hit at the cap", 1000, 999, false },
+	{ "hit on a readahead mark", 5, 4, true },
+};
+
+static void ft_async_case_desc(const struct ft_async_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ft_async, ft_async_cases, ft_async_case_desc);
+
+static void do_async_mmap_readahead_test(struct kunit *test)
+{
+	const struct ft_async_case *c = test->param_value;
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+	struct vm_fault vmf = FT_VMF(&map, 1000, 0);
+	struct folio *folio;
+
+	folio = ft_cache_page(test, ft, 1000);
+	if (c->readahead_mark)
+		folio_set_readahead(folio);
+	ft_forget_reads(ft);
+	ft_set_mmap_miss(ft, c->miss_before);
+
+	KUNIT_EXPECT_NULL(test, do_async_mmap_readahead(&vmf, folio));
+
+	KUNIT_EXPECT_EQ_MSG(test, c->miss_after, ft_mmap_miss(ft),
+			    "%s: mmap_miss (was %u)", c->desc, c->miss_before);
+	if (c->readahead_mark) {
+		KUNIT_EXPECT_GT_MSG(test, ft->nr_reads, 0UL,
+				    "%s: async readahead", c->desc);
+		KUNIT_EXPECT_GT_MSG(test, ft->reads[0], 1000UL,
+				    "%s: reads ahead of the hit", c->desc);
+	} else {
+		KUNIT_EXPECT_EQ_MSG(test, 0UL, ft->nr_reads,
+				    "%s: pages read", c->desc);
+	}
+}
+
+/* -------------------------------------------------------------------------
+ * mm_filemap_mmap_miss: filemap_fault() on a hit, and FAULT_FLAG_TRIED
+ */
+
+struct ft_hit_case {
+	const char *desc;
+	unsigned int flags;
+	unsigned int miss_after;
+};
+
+/* A hit is a hit only on the first try: a retry found what the miss read. */
+static const struct ft_hit_case ft_hit_cases[] = {
+	{ "first try takes one off", 0, 9 },
+	{ "FAULT_FLAG_TRIED retry leaves mmap_miss", FAULT_FLAG_TRIED, 10 },
+};
+
+static void ft_hit_case_desc(const struct ft_hit_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ft_hit, ft_hit_cases, ft_hit_case_desc);
+
+static void filemap_fault_hit_test(struct kunit *test)
+{
+	const struct ft_hit_case *c = test->param_value;
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+	struct vm_fault vmf = FT_VMF(&map, 1000, c->flags);
+	struct folio *folio;
+	vm_fault_t ret;
+
+	folio = ft_cache_page(test, ft, 1000);
+	ft_forget_reads(ft);
+	ft_set_mmap_miss(ft, 10);
+
+	ret = filemap_fault(&vmf);
+
+	KUNIT_ASSERT_EQ_MSG(test, VM_FAULT_LOCKED, ret, "%s: fault", c->desc);
+	KUNIT_EXPECT_PTR_EQ_MSG(test, folio, page_folio(vmf.page),
+				"%s: page", c->desc);
+	folio_unlock(folio);
+	folio_put(folio);
+	KUNIT_EXPECT_EQ_MSG(test, c->miss_after, ft_mmap_miss(ft),
+			    "%s: mmap_miss", c->desc);
+	KUNIT_EXPECT_EQ_MSG(test, 0UL, ft->nr_reads, "%s: pages read", c->desc);
+}
+
+/* A miss through filemap_fault(): counted, read around, major. */
+static void filemap_fault_miss_test(struct kunit *test)
+{
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+	struct vm_fault vmf = FT_VMF(&map, 1000, 0);
+	unsigned long majfault = ft_vm_event(test, PGMAJFAULT);
+	vm_fault_t ret;
+
+	ft_set_mmap_miss(ft, 10);
+
+	ret = filemap_fault(&vmf);
+
+	KUNIT_ASSERT_EQ(test, VM_FAULT_MAJOR | VM_FAULT_LOCKED, ret);
+	folio_unlock(page_folio(vmf.page));
+	folio_put(page_folio(vmf.page));
+	KUNIT_EXPECT_EQ(test, 11U, ft_mmap_miss(ft));
+	KUNIT_EXPECT_EQ(test, majfault + 1, ft_vm_event(test, PGMAJFAULT));
+	ft_expect_reads(test, ft, 1000 - FT_RA_PAGES / 2, FT_RA_PAGES,
+			"read-around");
+}
+
+/* -------------------------------------------------------------------------
+ * mm_filemap_mmap_miss: filemap_map_pages() crediting
+ */
+
+/*
+ * Fault-around at page @index of a mapping with pages [@first, @last]
+ * cached: maps what is cached in [@first, @last] and returns the result.
+ */
+static vm_fault_t ft_map_pages(struct kunit *test, struct ft_map *map,
+			       pgoff_t index, pgoff_t first, pgoff_t last,
+			       unsigned int flags)
+{
+	struct vm_fault vmf = FT_VMF(map, index, flags);
+	vm_fault_t ret;
+
+	mmap_read_lock(map->mm);
+	vmf.pmd = ft_pmd(test, map, vmf.address, true);
+	ret = filemap_map_pages(&vmf, first, last);
+	mmap_read_unlock(map->mm);
+	return ret;
+}
+
+struct ft_credit_case {
+	const char *desc;
+	unsigned int miss_before, miss_after;
+	bool workingset;
+};
+
+/*
+ * The page mapped at the faulting address is a hit unless its folio is
+ * PG_workingset; mmap_miss is reduced by the hits and clamped at 0.
+ */
+static const struct ft_credit_case ft_credit_cases[] = {
+	{ "faulting page is a hit", 10, 9, false },
+	{ "workingset page is no hit", 10, 10, true },
+	{ "hit at 0 is clamped at 0", 0, 0, false },
+};
+
+static void ft_credit_case_desc(const struct ft_credit_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ft_credit, ft_credit_cases, ft_credit_case_desc);
+
+static void filemap_map_pages_credit_test(struct kunit *test)
+{
+	const struct ft_credit_case *c = test->param_value;
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+	struct folio *folio;
+
+	folio = ft_cache_page(test, ft, 1000);
+	if (c->workingset)
+		folio_set_workingset(folio);
+	ft_set_mmap_miss(ft, c->miss_before);
+
+	KUNIT_EXPECT_EQ_MSG(test, VM_FAULT_NOPAGE,
+			    ft_map_pages(test, &map, 1000, 1000, 1000, 0),
+			    "%s: mapped the faulting page", c->desc);
+	KUNIT_EXPECT_TRUE_MSG(test, ft_pte_present(test, &map, ft_addr(&map, 1000)),
+			      "%s: PTE", c->desc);
+	KUNIT_EXPECT_EQ_MSG(test, c->miss_after, ft_mmap_miss(ft),
+			    "%s: mmap_miss (was %u)", c->desc, c->miss_before);
+}
+
+/* Nothing cached: fault-around maps nothing and credits nothing. */
+static void filemap_map_pages_nothing_cached_test(struct kunit *test)
+{
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+
+	ft_set_mmap_miss(ft, 10);
+	KUNIT_EXPECT_EQ(test, 0, ft_map_pages(test, &map, 1000, 992, 1007, 0));
+	KUNIT_EXPECT_EQ(test, 10U, ft_mmap_miss(ft));
+	KUNIT_EXPECT_FALSE(test, ft_pte_present(test, &map, ft_addr(&map, 1000)));
+}
+
+static struct kunit_case ft_mmap_miss_cases[] = {
+	KUNIT_CASE_PARAM(do_sync_mmap_readahead_test, ft_sync_gen_params),
+	KUNIT_CASE(do_sync_mmap_readahead_seq_test),
+	KUNIT_CASE(do_sync_mmap_readahead_threshold_test),
+	KUNIT_CASE_PARAM(do_async_mmap_readahead_test, ft_async_gen_params),
+	KUNIT_CASE_PARAM(filemap_fault_hit_test, ft_hit_gen_params),
+	KUNIT_CASE(filemap_fault_miss_test),
+	KUNIT_CASE_PARAM(filemap_map_pages_credit_test, ft_credit_gen_params),
+	KUNIT_CASE(filemap_map_pages_nothing_cached_test),
+	{}
+};
+
+static struct kunit_suite ft_mmap_miss_suite = {
+	.name = "mm_filemap_mmap_miss",
+	.test_cases = ft_mmap_miss_cases,
+};
+
+/* -------------------------------------------------------------------------
+ * mm_filemap_fault_around: the proposal to tighten mmap_miss hit accounting
+ *
+ * P1: fault-around credits a hit only for the page mapped at the faulting
+ *     address, not for the neighbours it maps along with it.
+ * P2: fault-around credits nothing on a FAULT_FLAG_TRIED retry.
+ *
+ * These tests fail on a tree without the patch they name.
+ */
+
+static void ft_cache_pages(struct kunit *test, struct ft_file *ft,
+			   pgoff_t first, pgoff_t last, pgoff_t skip)
+{
+	pgoff_t i;
+
+	for (i = first; i <= last; i++)
+		if (i != skip)
+			ft_cache_page(test, ft, i);
+}
+
+/* P1: the neighbours are mapped, but only the faulting page is a hit. */
+static void fault_around_p1_credits_faulting_page_test(struct kunit *test)
+{
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+	pgoff_t i;
+
+	ft_cache_pages(test, ft, 998, 1002, ULONG_MAX);
+	ft_set_mmap_miss(ft, 10);
+
+	KUNIT_EXPECT_EQ(test, VM_FAULT_NOPAGE,
+			ft_map_pages(test, &map, 1000, 992, 1007, 0));
+	for (i = 998; i <= 1002; i++)
+		KUNIT_EXPECT_TRUE_MSG(test, ft_pte_present(test, &map, ft_addr(&map, i)),
+				      "page %lu mapped by fault-around", i);
+	KUNIT_EXPECT_EQ(test, 9U, ft_mmap_miss(ft));
+}
+
+/* P1: cached neighbours of a faulting page that is not cached: no hit. */
+static void fault_around_p1_neighbours_only_test(struct kunit *test)
+{
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+
+	ft_cache_pages(test, ft, 998, 1002, 1000);
+	ft_set_mmap_miss(ft, 10);
+
+	KUNIT_EXPECT_EQ(test, 0, ft_map_pages(test, &map, 1000, 992, 1007, 0));
+	KUNIT_EXPECT_TRUE(test, ft_pte_present(test, &map, ft_addr(&map, 999)));
+	KUNIT_EXPECT_FALSE(test, ft_pte_present(test, &map, ft_addr(&map, 1000)));
+	KUNIT_EXPECT_EQ(test, 10U, ft_mmap_miss(ft));
+}
+
+/* P1 keeps the PG_workingset exclusion for the faulting page. */
+static void fault_around_p1_workingset_test(struct kunit *test)
+{
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+
+	ft_cache_pages(test, ft, 998, 1002, 1000);
+	folio_set_workingset(ft_cache_page(test, ft, 1000));
+	ft_set_mmap_miss(ft, 10);
+
+	KUNIT_EXPECT_EQ(test, VM_FAULT_NOPAGE,
+			ft_map_pages(test, &map, 1000, 992, 1007, 0));
+	KUNIT_EXPECT_EQ(test, 10U, ft_mmap_miss(ft));
+}
+
+/* P2: a retry maps what is cached but credits nothing. */
+static void fault_around_p2_retry_credits_nothing_test(struct kunit *test)
+{
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+
+	ft_cache_pages(test, ft, 1000, 1000, ULONG_MAX);
+	ft_set_mmap_miss(ft, 10);
+
+	KUNIT_EXPECT_EQ(test, VM_FAULT_NOPAGE,
+			ft_map_pages(test, &map, 1000, 992, 1007,
+				     FAULT_FLAG_ALLOW_RETRY | FAULT_FLAG_TRIED));
+	KUNIT_EXPECT_TRUE(test, ft_pte_present(test, &map, ft_addr(&map, 1000)));
+	KUNIT_EXPECT_EQ(test, 10U, ft_mmap_miss(ft));
+}
+
+/*
+ * P2, the whole sequence through the real fault handler: a read fault
+ * misses, reads around with the mmap lock dropped and returns
+ * VM_FAULT_RETRY; the retry, with FAULT_FLAG_TRIED, maps the faulting page
+ * through fault-around. The retry must keep the miss.
+ */
+static void fault_around_p2_miss_then_retry_test(struct kunit *test)
+{
+	unsigned int flags = FAULT_FLAG_ALLOW_RETRY | FAULT_FLAG_KILLABLE;
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+	vm_fault_t ret;
+
+	ret = ft_handle_fault(&map, 1000, flags);
+	KUNIT_ASSERT_EQ_MSG(test, VM_FAULT_MAJOR | VM_FAULT_RETRY, ret,
+			    "the miss reads around with the lock dropped");
+	KUNIT_EXPECT_EQ(test, 1U, ft_mmap_miss(ft));
+	ft_expect_reads(test, ft, 1000 - FT_RA_PAGES / 2, FT_RA_PAGES,
+			"read-around");
+	ft_forget_reads(ft);
+
+	ret = ft_handle_fault(&map, 1000, flags | FAULT_FLAG_TRIED);
+	KUNIT_ASSERT_EQ_MSG(test, VM_FAULT_NOPAGE, ret,
+			    "the retry maps the page through fault-around");
+	KUNIT_EXPECT_TRUE(test, ft_pte_present(test, &map, ft_addr(&map, 1000)));
+	KUNIT_EXPECT_EQ(test, 0UL, ft->nr_reads);
+	KUNIT_EXPECT_EQ_MSG(test, 1U, ft_mmap_miss(ft), "the retry kept the miss");
+}
+
+static struct kunit_case ft_fault_around_cases[] = {
+	KUNIT_CASE(fault_around_p1_credits_faulting_page_test),
+	KUNIT_CASE(fault_around_p1_neighbours_only_test),
+	KUNIT_CASE(fault_around_p1_workingset_test),
+	KUNIT_CASE(fault_around_p2_retry_credits_nothing_test),
+	KUNIT_CASE(fault_around_p2_miss_then_retry_test),
+	{}
+};
+
+static struct kunit_suite ft_fault_around_suite = {
+	.name = "mm_filemap_fault_around",
+	.test_cases = ft_fault_around_cases,
+};
+
+/* -------------------------------------------------------------------------
+ * mm_filemap_pte_recheck: filemap_fault_recheck_pte_none()
+ */
+
+/*
+ * Mark the VMA VM_LOCKED, as mlock() would, without populating it. The VMA
+ * belongs to the test's own mm, which goes away with the test.
+ */
+static void ft_set_vm_locked(struct ft_map *map)
+{
+	ft_vma_flags(map, VM_LOCKED, 0);
+}
+
+struct ft_recheck_case {
+	const char *desc;
+	bool vm_locked, orig_pte_valid, pte_table, pte_present;
+	vm_fault_t expected;
+};
+
+/*
+ * Proceed (0) unless the VMA is VM_LOCKED and the fault saw a PTE
+ * (FAULT_FLAG_ORIG_PTE_VALID); then VM_FAULT_NOPAGE if there is no page
+ * table or the PTE is not none.
+ */
+static const struct ft_recheck_case ft_recheck_cases[] = {
+	{ "not VM_LOCKED", false, true, true, true, 0 },
+	{ "no FAULT_FLAG_ORIG_PTE_VALID", true, false, true, true, 0 },
+	{ "no page table", true, true, false, false, VM_FAULT_NOPAGE },
+	{ "PTE present", true, true, true, true, VM_FAULT_NOPAGE },
+	{ "PTE none", true, true, true, false, 0 },
+};
+
+static void ft_recheck_case_desc(const struct ft_recheck_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ft_recheck, ft_recheck_cases, ft_recheck_case_desc);
+
+static void filemap_fault_recheck_pte_none_test(struct kunit *test)
+{
+	const struct ft_recheck_case *c = test->param_value;
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+	/* A page in a PMD region of its own, so "no page table" holds. */
+	pgoff_t index = c->pte_table ? 1000 : 3000;
+	struct vm_fault vmf = FT_VMF(&map, index,
+				     c->orig_pte_valid ? FAULT_FLAG_ORIG_PTE_VALID : 0);
+	vm_fault_t ret;
+
+	if (c->pte_present)
+		KUNIT_ASSERT_EQ_MSG(test, 0,
+				    ft_handle_fault(&map, index, 0) & VM_FAULT_ERROR,
+				    "%s: mapping the page", c->desc);
+	if (c->vm_locked)
+		ft_set_vm_locked(&map);
+
+	mmap_read_lock(map.mm);
+	vmf.pmd = ft_pmd(test, &map, vmf.address, c->pte_table);
+	ret = filemap_fault_recheck_pte_none(&vmf);
+	mmap_read_unlock(map.mm);
+
+	KUNIT_EXPECT_EQ_MSG(test, c->expected, ret, "%s", c->desc);
+	KUNIT_EXPECT_EQ_MSG(test, c->pte_present,
+			    ft_pte_present(test, &map, vmf.address),
+			    "%s: PTE", c->desc);
+}
+
+struct ft_no_major_case {
+	const char *desc;
+	bool vm_locked;
+};
+
+static const struct ft_no_major_case ft_no_major_cases[] = {
+	{ "VM_LOCKED: NOPAGE, no major fault", true },
+	{ "not VM_LOCKED: a major fault", false },
+};
+
+static void ft_no_major_case_desc(const struct ft_no_major_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ft_no_major, ft_no_major_cases, ft_no_major_case_desc);
+
+/*
+ * What filemap_fault() does with the recheck: a private mapping whose page
+ * was copied on write (the PTE maps the anon copy) and whose file folio was
+ * then reclaimed. A fault there that saw the PTE (ORIG_PTE_VALID) while it
+ * was briefly cleared finds no folio in the page cache. On a VM_LOCKED VMA
+ * the recheck finds the PTE present: VM_FAULT_NOPAGE, no PGMAJFAULT, no
+ * read. Elsewhere the fault proceeds as a major fault.
+ */
+static void filemap_fault_recheck_caller_test(struct kunit *test)
+{
+	const struct ft_no_major_case *c = test->param_value;
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ | PROT_WRITE);
+	struct address_space *mapping = ft->file->f_mapping;
+	struct vm_fault vmf = FT_VMF(&map, 1000, FAULT_FLAG_ORIG_PTE_VALID);
+	unsigned long majfault;
+	struct folio *folio;
+	vm_fault_t ret;
+
+	ret = ft_handle_fault(&map, 1000, FAULT_FLAG_WRITE);
+	KUNIT_ASSERT_EQ_MSG(test, 0, ret & VM_FAULT_ERROR, "COW fault");
+	lru_add_drain();
+	invalidate_mapping_pages(mapping, 0, -1);
+	folio = filemap_get_folio(mapping, 1000);
+	KUNIT_ASSERT_TRUE_MSG(test, IS_ERR(folio), "file folio reclaimed");
+	KUNIT_ASSERT_TRUE(test, ft_pte_present(test, &map, vmf.address));
+	if (c->vm_locked)
+		ft_set_vm_locked(&map);
+	ft_forget_reads(ft);
+	ft_set_mmap_miss(ft, 5);
+	majfault = ft_vm_event(test, PGMAJFAULT);
+
+	mmap_read_lock(map.mm);
+	vmf.pmd = ft_pmd(test, &map, vmf.address, false);
+	ret = filemap_fault(&vmf);
+	mmap_read_unlock(map.mm);
+	if (ret & VM_FAULT_LOCKED) {
+		folio_unlock(page_folio(vmf.page));
+		folio_put(page_folio(vmf.page));
+	}
+
+	if (c->vm_locked) {
+		KUNIT_EXPECT_EQ_MSG(test, VM_FAULT_NOPAGE, ret, "%s", c->desc);
+		KUNIT_EXPECT_EQ_MSG(test, majfault, ft_vm_event(test, PGMAJFAULT),
+				    "%s: PGMAJFAULT", c->desc);
+		KUNIT_EXPECT_EQ_MSG(test, 0UL, ft->nr_reads,
+				    "%s: pages read", c->desc);
+		KUNIT_EXPECT_EQ_MSG(test, 5U, ft_mmap_miss(ft),
+				    "%s: mmap_miss", c->desc);
+	} else {
+		KUNIT_EXPECT_EQ_MSG(test, VM_FAULT_MAJOR | VM_FAULT_LOCKED, ret,
+				    "%s", c->desc);
+		KUNIT_EXPECT_EQ_MSG(test, majfault + 1,
+				    ft_vm_event(test, PGMAJFAULT),
+				    "%s: PGMAJFAULT", c->desc);
+		KUNIT_EXPECT_GT_MSG(test, ft->nr_reads, 0UL,
+				    "%s: pages read", c->desc);
+	}
+}
+
+static struct kunit_case ft_pte_recheck_cases[] = {
+	KUNIT_CASE_PARAM(filemap_fault_recheck_pte_none_test,
+			 ft_recheck_gen_params),
+	KUNIT_CASE_PARAM(filemap_fault_recheck_caller_test,
+			 ft_no_major_gen_params),
+	{}
+};
+
+static struct kunit_suite ft_pte_recheck_suite = {
+	.name = "mm_filemap_pte_recheck",
+	.test_cases = ft_pte_recheck_cases,
+};
+
+kunit_test_suites(&ft_mmap_miss_suite, &ft_fault_around_suite,
+		  &ft_pte_recheck_suite);
+
+#endif /* CONFIG_MM_FILEMAP_KUNIT_TEST */
