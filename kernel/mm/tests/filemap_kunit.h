@@ -258,13 +258,19 @@ static bool ft_pte_present(struct kunit *test, struct ft_map *map,
  * A fault at page @index of the mapping, as the arch fault handler and
  * do_read_fault() describe it to ->fault and ->map_pages.
  */
-#define FT_VMF(map, index, fault_flags) {				\
-	.vma = (map)->vma,						\
-	.address = ft_addr(map, index),					\
-	.real_address = ft_addr(map, index),				\
-	.pgoff = (index),						\
-	.gfp_mask = mapping_gfp_mask((map)->ft->file->f_mapping),	\
-	.flags = (fault_flags),						\
+static struct vm_fault ft_vmf(const struct ft_map *map, pgoff_t index,
+			      unsigned int flags)
+{
+	struct vm_fault vmf = {
+		.vma = map->vma,
+		.address = ft_addr(map, index),
+		.real_address = ft_addr(map, index),
+		.pgoff = index,
+		.gfp_mask = mapping_gfp_mask(map->ft->file->f_mapping),
+		.flags = flags,
+	};
+
+	return vmf;
 }
 
 /* Run the real fault handler for a read (or write) fault at @index. */
@@ -342,7 +348,7 @@ static void do_sync_mmap_readahead_test(struct kunit *test)
 	struct ft_file *ft = ft_create(test, c->ra_pages);
 	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
 	struct file_ra_state *ra = &ft->file->f_ra;
-	struct vm_fault vmf = FT_VMF(&map, c->pgoff, 0);
+	struct vm_fault vmf = ft_vmf(&map, c->pgoff, 0);
 	struct file *fpin;
 
 	if (c->vm_flags)
@@ -376,7 +382,7 @@ static void do_sync_mmap_readahead_seq_test(struct kunit *test)
 {
 	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
 	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
-	struct vm_fault vmf = FT_VMF(&map, 1000, 0);
+	struct vm_fault vmf = ft_vmf(&map, 1000, 0);
 
 	ft_vma_flags(&map, VM_SEQ_READ, 0);
 	ft_set_mmap_miss(ft, 7);
@@ -398,7 +404,7 @@ static void do_sync_mmap_readahead_threshold_test(struct kunit *test)
 
 	for (i = 1; i <= 110; i++) {
 		/* Every other page: each fault is a miss. */
-		struct vm_fault vmf = FT_VMF(&map, 4 * i, 0);
+		struct vm_fault vmf = ft_vmf(&map, 4 * i, 0);
 
 		ft_forget_reads(ft);
 		do_sync_mmap_readahead(&vmf);
@@ -440,7 +446,7 @@ static void do_async_mmap_readahead_test(struct kunit *test)
 	const struct ft_async_case *c = test->param_value;
 	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
 	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
-	struct vm_fault vmf = FT_VMF(&map, 1000, 0);
+	struct vm_fault vmf = ft_vmf(&map, 1000, 0);
 	struct folio *folio;
 
 	folio = ft_cache_page(test, ft, 1000);
@@ -492,7 +498,7 @@ static void filemap_fault_hit_test(struct kunit *test)
 	const struct ft_hit_case *c = test->param_value;
 	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
 	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
-	struct vm_fault vmf = FT_VMF(&map, 1000, c->flags);
+	struct vm_fault vmf = ft_vmf(&map, 1000, c->flags);
 	struct folio *folio;
 	vm_fault_t ret;
 
@@ -517,7 +523,7 @@ static void filemap_fault_miss_test(struct kunit *test)
 {
 	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
 	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
-	struct vm_fault vmf = FT_VMF(&map, 1000, 0);
+	struct vm_fault vmf = ft_vmf(&map, 1000, 0);
 	unsigned long majfault = ft_vm_event(test, PGMAJFAULT);
 	vm_fault_t ret;
 
@@ -546,7 +552,7 @@ static vm_fault_t ft_map_pages(struct kunit *test, struct ft_map *map,
 			       pgoff_t index, pgoff_t first, pgoff_t last,
 			       unsigned int flags)
 {
-	struct vm_fault vmf = FT_VMF(map, index, flags);
+	struct vm_fault vmf = ft_vmf(map, index, flags);
 	vm_fault_t ret;
 
 	mmap_read_lock(map->mm);
@@ -802,7 +808,7 @@ static void filemap_fault_recheck_pte_none_test(struct kunit *test)
 	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
 	/* A page in a PMD region of its own, so "no page table" holds. */
 	pgoff_t index = c->pte_table ? 1000 : 3000;
-	struct vm_fault vmf = FT_VMF(&map, index,
+	struct vm_fault vmf = ft_vmf(&map, index,
 				     c->orig_pte_valid ? FAULT_FLAG_ORIG_PTE_VALID : 0);
 	vm_fault_t ret;
 
@@ -855,7 +861,7 @@ static void filemap_fault_recheck_caller_test(struct kunit *test)
 	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
 	struct ft_map map = ft_mmap_file(test, ft, PROT_READ | PROT_WRITE);
 	struct address_space *mapping = ft->file->f_mapping;
-	struct vm_fault vmf = FT_VMF(&map, 1000, FAULT_FLAG_ORIG_PTE_VALID);
+	struct vm_fault vmf = ft_vmf(&map, 1000, FAULT_FLAG_ORIG_PTE_VALID);
 	unsigned long majfault;
 	struct folio *folio;
 	vm_fault_t ret;
