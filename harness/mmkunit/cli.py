@@ -326,14 +326,16 @@ def cmd_mutants(h: Harness) -> int:
 	full = not getattr(a, 'mutant', [])
 	before_fix: List[mu.BeforeFixResult] = []
 	try:
-		results = mu.run_matrix(chosen, run_one)
+		results = [mu.judge(m, run_one(m)) if mu.runs_on(m, a.arch)
+			   else mu.not_here(m, a.arch) for m in chosen]
 		if full:
 			before_fix = [mu.judge_before_fix(names, globs, run_without(names))
 				      for names, globs in before_fix_trees(h.overlay)]
 	finally:
 		tree.prepare(h.overlay)
 	print(mu.format_matrix(results))
-	ok = all(r.verdict == mu.Verdict.KILLED for r in results)
+	ok = all(r.verdict in (mu.Verdict.KILLED, mu.Verdict.NOT_HERE)
+		 for r in results)
 	if full:
 		print(mu.format_before_fix(before_fix))
 		ok = ok and all(r.ok for r in before_fix)

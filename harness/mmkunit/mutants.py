@@ -14,7 +14,7 @@ import dataclasses
 import enum
 import fnmatch
 from pathlib import Path
-from typing import Callable, List, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 from mmkunit import overlay as ov
 from mmkunit.runner import RunResult
@@ -24,6 +24,7 @@ class Verdict(enum.Enum):
 	KILLED = 'killed'
 	SURVIVED = 'SURVIVED'
 	NO_RESULT = 'NO RESULT'  # did not build, or kunit.py gave no results
+	NOT_HERE = 'not run on this arch'
 
 
 @dataclasses.dataclass
@@ -38,12 +39,35 @@ class MutantResult:
 
 def describe(mutant: ov.Patch) -> str:
 	"""The first line of the mutant's description (before the diff)."""
+	lines = _description(mutant)
+	return lines[0] if lines else mutant.name
+
+
+def _description(mutant: ov.Patch) -> List[str]:
+	lines: List[str] = []
 	for line in mutant.path.read_text(errors='replace').splitlines():
 		if line.startswith(('diff --git', '--- ')):
 			break
 		if line.strip():
-			return line.strip()
-	return mutant.name
+			lines.append(line.strip())
+	return lines
+
+
+def arches(mutant: ov.Patch) -> List[str]:
+	"""The arches an "Arch: a b (why)" line limits the mutant to, if any."""
+	for line in _description(mutant):
+		if line.startswith('Arch:'):
+			return line[len('Arch:'):].split('(')[0].split()
+	return []
+
+
+def runs_on(mutant: ov.Patch, arch: str) -> bool:
+	return not arches(mutant) or arch in arches(mutant)
+
+
+def not_here(mutant: ov.Patch, arch: str) -> MutantResult:
+	why = [l for l in _description(mutant) if l.startswith('Arch:')][0]
+	return MutantResult(mutant, Verdict.NOT_HERE, [], f'{arch}: {why}')
 
 
 def judge(mutant: ov.Patch, result: RunResult) -> MutantResult:
@@ -68,11 +92,6 @@ def unguarded(results: Sequence[MutantResult]) -> List[str]:
 	return [c for c in seen if c not in failed]
 
 
-def run_matrix(mutants: Sequence[ov.Patch],
-	       run_one: Callable[[ov.Patch], RunResult]) -> List[MutantResult]:
-	return [judge(m, run_one(m)) for m in mutants]
-
-
 def format_matrix(results: Sequence[MutantResult]) -> str:
 	lines = ['', 'Mutant matrix (mutant: verdict: tests that failed)']
 	for r in results:
@@ -83,7 +102,9 @@ def format_matrix(results: Sequence[MutantResult]) -> str:
 		if r.detail:
 			lines.append(f'      {r.detail}')
 	killed = sum(1 for r in results if r.verdict == Verdict.KILLED)
-	lines.append(f'mutants: {killed} passed, {len(results) - killed} failed')
+	skipped = sum(1 for r in results if r.verdict == Verdict.NOT_HERE)
+	lines.append(f'mutants: {killed} passed, '
+		     f'{len(results) - killed - skipped} failed, {skipped} skipped')
 	return '\n'.join(lines)
 
 

@@ -90,7 +90,7 @@ def test_mutant_verdicts(tmp_path: Path, overlay_dir: Path) -> None:
 	assert broken.verdict == mu.Verdict.NO_RESULT
 	text = mu.format_matrix([killed, survived, broken])
 	assert 'foo: returns x + 2' in text
-	assert text.splitlines()[-1] == 'mutants: 1 passed, 2 failed'
+	assert text.splitlines()[-1] == 'mutants: 1 passed, 2 failed, 0 skipped'
 
 
 # --- run_kunit.sh end to end ------------------------------------------------
@@ -271,3 +271,51 @@ def test_unguarded_lists_tests_no_mutant_fails(tmp_path: Path,
 					       runner.CaseResult('b', F),
 					       runner.CaseResult('c', P)], tmp_path))
 	assert mu.unguarded([r1, r2]) == ['c']
+
+
+def test_mutant_limited_to_an_arch(tmp_path: Path, overlay_dir: Path) -> None:
+	path = overlay_dir / 'mutants/foo-off-by-one.patch'
+	path.write_text('foo: needs two CPUs\nArch: x86_64 arm64 (SMP only)\n\n' +
+			path.read_text().split('\n\n', 1)[1])
+	m = ov.Patch.from_file(path)
+	assert mu.arches(m) == ['x86_64', 'arm64']
+	assert mu.runs_on(m, 'x86_64') and not mu.runs_on(m, 'um')
+	r = mu.not_here(m, 'um')
+	assert r.verdict == mu.Verdict.NOT_HERE
+	assert 'um: Arch: x86_64 arm64 (SMP only)' in r.detail
+	assert mu.format_matrix([r]).splitlines()[-1] == \
+		'mutants: 0 passed, 0 failed, 1 skipped'
+
+
+def test_before_fix_verdicts(tmp_path: Path) -> None:
+	P, F = runner.Status.PASS, runner.Status.FAIL
+	cases = [runner.CaseResult('s.p1_a', F), runner.CaseResult('s.p1_b.row', F),
+		 runner.CaseResult('s.other', P)]
+	good = mu.judge_before_fix(['0002.patch'], ['s.p1_*'],
+				   runner.RunResult(1, cases, tmp_path))
+	assert good.ok
+	cases[2] = runner.CaseResult('s.other', F)
+	cases[1] = runner.CaseResult('s.p1_b.row', P)
+	bad = mu.judge_before_fix(['0002.patch'], ['s.p1_*', 's.gone'],
+				  runner.RunResult(1, cases, tmp_path))
+	assert not bad.ok
+	assert bad.unexpected_failures == ['s.other']
+	assert bad.unexpected_passes == ['s.p1_b.row']
+	assert bad.detail == 'no test matches s.gone'
+	text = mu.format_before_fix([good, bad])
+	assert '+ s.p1_b.row  (passed, but needs the fix)' in text
+	assert text.splitlines()[-1] == 'before-fix: 1 passed, 1 failed'
+
+
+def test_overlay_without_and_fixes(overlay_dir: Path) -> None:
+	(overlay_dir / 'patches/fixes').write_text(
+		'# comment\n0001-mm-foo-add-tests.patch\tfoo.*\n')
+	o = ov.Overlay.load(overlay_dir)
+	assert o.fixes() == {'0001-mm-foo-add-tests.patch': ('foo.*',)}
+	w = o.without(['0001-mm-foo-add-tests.patch'])
+	assert w.patches == () and w.files == ()
+	with pytest.raises(ov.OverlayError, match='not in the series'):
+		o.without(['0009-nope.patch'])
+	(overlay_dir / 'patches/fixes').write_text('0009-nope.patch foo\n')
+	with pytest.raises(ov.OverlayError, match='not in the series'):
+		ov.Overlay.load(overlay_dir).fixes()

@@ -606,18 +606,6 @@ static void filemap_map_pages_credit_test(struct kunit *test)
 			    "%s: mmap_miss (was %u)", c->desc, c->miss_before);
 }
 
-/* Nothing cached: fault-around maps nothing and credits nothing. */
-static void filemap_map_pages_nothing_cached_test(struct kunit *test)
-{
-	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
-	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
-
-	ft_set_mmap_miss(ft, 10);
-	KUNIT_EXPECT_EQ(test, 0, ft_map_pages(test, &map, 1000, 992, 1007, 0));
-	KUNIT_EXPECT_EQ(test, 10U, ft_mmap_miss(ft));
-	KUNIT_EXPECT_FALSE(test, ft_pte_present(test, &map, ft_addr(&map, 1000)));
-}
-
 static struct kunit_case ft_mmap_miss_cases[] = {
 	KUNIT_CASE_PARAM(do_sync_mmap_readahead_test, ft_sync_gen_params),
 	KUNIT_CASE(do_sync_mmap_readahead_seq_test),
@@ -626,7 +614,6 @@ static struct kunit_case ft_mmap_miss_cases[] = {
 	KUNIT_CASE_PARAM(filemap_fault_hit_test, ft_hit_gen_params),
 	KUNIT_CASE(filemap_fault_miss_test),
 	KUNIT_CASE_PARAM(filemap_map_pages_credit_test, ft_credit_gen_params),
-	KUNIT_CASE(filemap_map_pages_nothing_cached_test),
 	{}
 };
 
