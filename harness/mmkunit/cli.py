@@ -110,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
 	_common(p)
 	p.add_argument('--in-place', action='store_true',
 		       help='with --kernel: apply the overlay into DIR itself')
+	p.add_argument('--without', action='append', default=[], metavar='PATCH',
+		       help='leave this patch of the series out (repeatable)')
 
 	p = sub.add_parser('export', help='write the series for git am',
 			   description='Write the series as git format-patch '
@@ -205,9 +207,8 @@ class Harness:
 			return trees.user_tree(self.cache, self.args.kernel)
 		return trees.default_tree(self.cache, self.args.tarball)
 
-	def prepare(self, extra: Sequence[ov.Patch] = ()) -> trees.PreparedTree:
-		tree = self.prepared_tree()
-		changed = tree.prepare(self.overlay, extra,
+	def prepare(self, tree: trees.PreparedTree) -> trees.PreparedTree:
+		changed = tree.prepare(self.overlay,
 				       refresh_source=bool(self.args.kernel))
 		if changed:
 			trees.progress(f'updated in {tree.src}: {", ".join(changed)}')
@@ -228,15 +229,20 @@ def cmd_run(h: Harness) -> int:
 	h.ensure_deps()
 	if a.in_place:
 		src = a.kernel.resolve()
-		changed = trees.apply_in_place(h.overlay, src)
-		build = trees.user_tree(h.cache, src).build_dir(a.arch)
+		tree = trees.user_tree(h.cache, src)
 	else:
-		tree = h.prepare()
-		src, build = tree.src, tree.build_dir(a.arch)
-	results = a.results.resolve() if a.results else \
-		runner.new_results_dir(h.cache, a.arch)
-	trees.progress(f'running kunit.py in {src} (build: {build})')
-	result = runner.run_kunit(src, build, h.run_options(), results)
+		tree = h.prepared_tree()
+	with tree.locked():
+		if a.in_place:
+			trees.apply_in_place(h.overlay, src)
+		else:
+			h.prepare(tree)
+			src = tree.src
+		build = tree.build_dir(a.arch)
+		results = a.results.resolve() if a.results else \
+			runner.new_results_dir(h.cache, a.arch)
+		trees.progress(f'running kunit.py in {src} (build: {build})')
+		result = runner.run_kunit(src, build, h.run_options(), results)
 	if result.error:
 		print(f'mm-kunit: error: {result.error}', file=sys.stderr)
 	for case in result.failed:
@@ -255,7 +261,9 @@ def cmd_prepare(h: Harness) -> int:
 		print(f'mm-kunit: overlay applied in {src}'
 		      f' ({len(changed)} files written)')
 	else:
-		src = h.prepare().src
+		tree = h.prepared_tree()
+		with tree.locked():
+			src = h.prepare(tree).src
 		print(f'mm-kunit: prepared tree: {src}')
 	print('Run the suites there with:\n'
 	      f'  cd {src} && ./tools/testing/kunit/kunit.py run '
@@ -300,7 +308,9 @@ def cmd_mutants(h: Harness) -> int:
 	chosen = mu.select(h.overlay.mutants(), getattr(a, 'mutant', []))
 	if not chosen:
 		raise HarnessError(f'no mutants in {overlay_dir() / "mutants"}')
+	full = not getattr(a, 'mutant', [])
 	tree = h.prepared_tree()
+	refresh = bool(a.kernel)
 	# Check that every mutant applies before building anything.
 	for m in chosen:
 		ov.stage(h.overlay, tree.source, [m])
@@ -308,31 +318,29 @@ def cmd_mutants(h: Harness) -> int:
 	opts.quiet = True
 	started = time.monotonic()
 
-	def run_one(m: ov.Patch) -> runner.RunResult:
-		tree.prepare(h.overlay, [m], refresh_source=bool(a.kernel))
-		results = runner.new_results_dir(h.cache, f'mutant-{Path(m.name).stem}')
-		trees.progress(f'mutant {m.name}')
-		return runner.run_kunit(tree.src, tree.build_dir(a.arch), opts,
-					results)
+	def run(overlay: ov.Overlay, extra: Sequence[ov.Patch],
+		label: str) -> runner.RunResult:
+		tree.prepare(overlay, extra, refresh_source=refresh)
+		trees.progress(label)
+		return runner.run_kunit(
+			tree.src, tree.build_dir(a.arch), opts,
+			runner.new_results_dir(h.cache, label.replace(' ', '-')))
 
-	def run_without(names: Sequence[str]) -> runner.RunResult:
-		tree.prepare(h.overlay.without(names),
-			     refresh_source=bool(a.kernel))
-		label = 'before-fix-' + '-'.join(n.split('-')[0] for n in names)
-		trees.progress(f'before-fix tree: without {" ".join(names)}')
-		return runner.run_kunit(tree.src, tree.build_dir(a.arch), opts,
-					runner.new_results_dir(h.cache, label))
-
-	full = not getattr(a, 'mutant', [])
+	results: List[mu.MutantResult] = []
 	before_fix: List[mu.BeforeFixResult] = []
-	try:
-		results = [mu.judge(m, run_one(m)) if mu.runs_on(m, a.arch)
-			   else mu.not_here(m, a.arch) for m in chosen]
-		if full:
-			before_fix = [mu.judge_before_fix(names, globs, run_without(names))
-				      for names, globs in before_fix_trees(h.overlay)]
-	finally:
-		tree.prepare(h.overlay)
+	with tree.locked():
+		try:
+			for m in chosen:
+				results.append(
+					mu.judge(m, run(h.overlay, [m], f'mutant {Path(m.name).stem}'))
+					if mu.runs_on(m, a.arch) else mu.not_here(m, a.arch))
+			for names, globs in (before_fix_trees(h.overlay) if full else []):
+				label = 'before-fix without ' + ' '.join(n.split('-')[0] for n in names)
+				result = run(h.overlay.without(names), [], label)
+				before_fix.append(mu.judge_before_fix(names, globs, result))
+		finally:
+			tree.prepare(h.overlay, refresh_source=refresh)
+
 	print(mu.format_matrix(results))
 	ok = all(r.verdict in (mu.Verdict.KILLED, mu.Verdict.NOT_HERE)
 		 for r in results)

@@ -15,7 +15,9 @@ $XDG_CACHE_HOME/mm-kunit), never in the repository:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
 import hashlib
 import json
 import os
@@ -25,7 +27,7 @@ import subprocess
 import sys
 import tarfile
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence
 
 from mmkunit import overlay as ov
 
@@ -106,6 +108,18 @@ class PreparedTree:
 	@property
 	def _state_file(self) -> Path:
 		return self.base / 'state.json'
+
+	@contextlib.contextmanager
+	def locked(self) -> Iterator[None]:
+		"""Holds the tree for one harness run; another run waits."""
+		self.base.mkdir(parents=True, exist_ok=True)
+		with open(self.base / 'lock', 'w') as f:
+			try:
+				fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+			except BlockingIOError:
+				progress(f'waiting for another run using {self.base}')
+				fcntl.flock(f, fcntl.LOCK_EX)
+			yield
 
 	def _load_state(self) -> Dict[str, object]:
 		try:

@@ -269,3 +269,19 @@ def test_apply_in_place_failure_changes_nothing(overlay_dir: Path,
 	with pytest.raises(ov.PatchFailed, match='does not apply to mm/Kconfig'):
 		trees.apply_in_place(ov.Overlay.load(overlay_dir), kernel_tree)
 	assert snapshot(kernel_tree) == before
+
+
+def test_prepared_tree_lock_makes_a_second_run_wait(tmp_path: Path,
+						    kernel_tree: Path) -> None:
+	import threading
+	tree = trees.user_tree(tmp_path / 'cache', kernel_tree)
+	order = []
+	with tree.locked():
+		t = threading.Thread(target=lambda: (tree.locked().__enter__(),
+						     order.append('second')))
+		t.start()
+		t.join(0.5)
+		assert t.is_alive(), 'the second holder did not wait'
+		order.append('first done')
+	t.join(5)
+	assert order == ['first done', 'second']
