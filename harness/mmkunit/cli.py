@@ -217,10 +217,13 @@ class Harness:
 	def run_options(self) -> runner.RunOptions:
 		a = self.args
 		configs = [KUNIT_CONFIGS / f'{a.arch}.config']
+		qemu_args = KUNIT_CONFIGS / f'{a.arch}.qemu_args'
 		return runner.RunOptions(
 			arch=a.arch, filter_glob=getattr(a, 'filter_glob', None),
 			kunit_args=a.kunit_args, jobs=a.jobs,
 			kunitconfigs=[c for c in configs if c.is_file()],
+			qemu_args=(' '.join(qemu_args.read_text().split())
+				   if qemu_args.is_file() else ''),
 			quiet=a.quiet)
 
 

@@ -36,11 +36,13 @@ class ExportError(Exception):
 	"""The series cannot be exported or does not pass its checks."""
 
 
-def _git(repo: Path, *args: str) -> str:
+def _git(repo: Path, *args: str, stdin: bytes = b'') -> str:
 	env = dict(os.environ, **_GIT_ENV,
 		   GIT_CEILING_DIRECTORIES=str(repo.parent))
 	proc = subprocess.run(['git', '-c', 'commit.gpgsign=false', *args],
-			      cwd=repo, env=env, capture_output=True, text=True)
+			      cwd=repo, env=env, capture_output=True,
+			      input=stdin.decode(errors='surrogateescape'),
+			      text=True, errors='surrogateescape')
 	if proc.returncode != 0:
 		raise ExportError(f'git {" ".join(args)} failed in {repo}:\n'
 				  f'{proc.stdout}{proc.stderr}'.rstrip())
@@ -77,9 +79,9 @@ def export(overlay: ov.Overlay, tree: Path, outdir: Path) -> List[Path]:
 		repo = Path(tmp) / 'repo'
 		base_repo(tree, _touched(overlay.patches), repo)
 		for patch in overlay.patches:
-			_git(repo, 'am', '-q', '--keep-cr', str(patch.path))
+			_git(repo, 'am', '-q', '--keep-cr', stdin=patch.text)
 			if patch.new_files:
-				ov.copy_file_list(overlay.root, repo, patch.new_files)
+				ov.write_files(overlay, repo, patch.new_files)
 				_git(repo, 'add', '--', *patch.new_files)
 				_git(repo, 'commit', '-q', '--amend', '--no-edit')
 		outdir.mkdir(parents=True, exist_ok=True)

@@ -45,7 +45,7 @@ def describe(mutant: ov.Patch) -> str:
 
 def _description(mutant: ov.Patch) -> List[str]:
 	lines: List[str] = []
-	for line in mutant.path.read_text(errors='replace').splitlines():
+	for line in mutant.text.decode(errors='replace').splitlines():
 		if line.startswith(('diff --git', '--- ')):
 			break
 		if line.strip():

@@ -25,7 +25,6 @@ import dataclasses
 import hashlib
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -50,9 +49,10 @@ class OverlayError(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class Patch:
-	"""One patch of the series (or a mutant)."""
+	"""One patch of the series (or a mutant), as read when loaded."""
 	name: str
 	path: Path
+	text: bytes
 	# Files of the tree that the patch modifies.
 	touched: Tuple[str, ...]
 	# New overlay files that belong to this patch's commit on export.
@@ -63,10 +63,11 @@ class Patch:
 		      new_files: Sequence[str] = ()) -> 'Patch':
 		if not path.is_file():
 			raise OverlayError(f'{path}: no such patch')
-		touched = patch_touched_files(path.read_text(errors='replace'))
+		text = path.read_bytes()
+		touched = patch_touched_files(text.decode(errors='replace'))
 		if not touched:
 			raise OverlayError(f'{path}: not a patch (no "diff --git" or "+++" header)')
-		return cls(path.name, path, touched, tuple(new_files))
+		return cls(path.name, path, text, touched, tuple(new_files))
 
 
 def patch_touched_files(text: str) -> Tuple[str, ...]:
@@ -83,11 +84,16 @@ def patch_touched_files(text: str) -> Tuple[str, ...]:
 
 @dataclasses.dataclass(frozen=True)
 class Overlay:
-	"""The series and the new files, as found under kernel/."""
+	"""The series and the new files, as found under kernel/.
+
+	Everything is read when the overlay is loaded: a long run (the mutant
+	matrix) is not affected by edits made while it runs.
+	"""
 	root: Path
 	patches: Tuple[Patch, ...]
 	# New files, as paths relative to root (== paths in the kernel tree).
 	files: Tuple[str, ...]
+	contents: Dict[str, bytes] = dataclasses.field(compare=False, repr=False)
 
 	@classmethod
 	def load(cls, root: Path) -> 'Overlay':
@@ -123,7 +129,8 @@ class Overlay:
 			       if p.name not in listed)
 		if stray:
 			raise OverlayError(f'{series}: not listed: {", ".join(stray)}')
-		return cls(root, tuple(patches), files)
+		return cls(root, tuple(patches), files,
+			   {f: (root / f).read_bytes() for f in files})
 
 	def without(self, names: Sequence[str]) -> 'Overlay':
 		"""The overlay less the named patches and the files they add."""
@@ -132,9 +139,10 @@ class Overlay:
 			raise OverlayError(f'not in the series: {", ".join(unknown)}')
 		dropped = [p for p in self.patches if p.name in names]
 		gone = {f for p in dropped for f in p.new_files}
+		files = tuple(f for f in self.files if f not in gone)
 		return dataclasses.replace(
 			self, patches=tuple(p for p in self.patches if p not in dropped),
-			files=tuple(f for f in self.files if f not in gone))
+			files=files, contents={f: self.contents[f] for f in files})
 
 	def fixes(self) -> Dict[str, Tuple[str, ...]]:
 		"""patches/fixes: for each patch, globs of the tests that need it."""
@@ -163,9 +171,9 @@ class Overlay:
 		"""A hash of everything that decides the overlay's result."""
 		h = hashlib.sha256()
 		for p in list(self.patches) + list(extra):
-			h.update(p.name.encode() + b'\0' + p.path.read_bytes() + b'\0')
+			h.update(p.name.encode() + b'\0' + p.text + b'\0')
 		for f in self.files:
-			h.update(f.encode() + b'\0' + (self.root / f).read_bytes() + b'\0')
+			h.update(f.encode() + b'\0' + self.contents[f] + b'\0')
 		return h.hexdigest()
 
 
@@ -186,10 +194,11 @@ def _git_apply(patch: Patch, workdir: Path, reverse: bool = False) -> None:
 		cmd.append('-R')
 	# Never let git find a repository around the scratch directory.
 	env = dict(os.environ, GIT_CEILING_DIRECTORIES=str(workdir.parent))
-	proc = subprocess.run(cmd + [str(patch.path)], cwd=workdir, env=env,
-			      capture_output=True, text=True)
+	proc = subprocess.run(cmd, input=patch.text, cwd=workdir, env=env,
+			      capture_output=True)
 	if proc.returncode != 0:
-		raise PatchFailed(patch, _failed_files(proc.stderr), proc.stderr)
+		err = proc.stderr.decode(errors='replace')
+		raise PatchFailed(patch, _failed_files(err), err)
 
 
 class PatchFailed(OverlayError):
@@ -278,7 +287,7 @@ def stage(overlay: Overlay, tree: Path, extra: Sequence[Patch] = (),
 			raise OverlayError(
 				f'{tree / name} already exists: the overlay only adds '
 				'new files; edits to existing files go in a patch')
-		result[name] = (overlay.root / name).read_bytes()
+		result[name] = overlay.contents[name]
 	return result
 
 
@@ -347,7 +356,8 @@ def sync_files(tree: Path, desired: Dict[str, Optional[bytes]]) -> List[str]:
 	return changed
 
 
-def copy_file_list(src: Path, dest: Path, names: Iterable[str]) -> None:
+def write_files(overlay: Overlay, dest: Path, names: Iterable[str]) -> None:
+	"""Writes the named new files of the overlay under dest."""
 	for name in names:
 		(dest / name).parent.mkdir(parents=True, exist_ok=True)
-		shutil.copy2(src / name, dest / name)
+		(dest / name).write_bytes(overlay.contents[name])

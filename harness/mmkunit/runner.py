@@ -126,6 +126,7 @@ class RunOptions:
 	kunit_args: Sequence[str] = ()
 	jobs: int = os.cpu_count() or 1
 	kunitconfigs: Sequence[Path] = ()
+	qemu_args: str = ''
 	quiet: bool = False
 
 
@@ -135,6 +136,8 @@ def kunit_command(tree: Path, build_dir: Path, opts: RunOptions,
 	       f'--build_dir={build_dir}', f'--arch={opts.arch}',
 	       f'--jobs={opts.jobs}', f'--kunitconfig={SUITES_KUNITCONFIG}']
 	cmd += [f'--kunitconfig={k}' for k in opts.kunitconfigs]
+	if opts.qemu_args:
+		cmd.append(f'--qemu_args={opts.qemu_args}')
 	cmd += [f'--json={json_path}']
 	cmd += list(opts.kunit_args)
 	if opts.filter_glob:

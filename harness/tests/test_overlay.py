@@ -285,3 +285,12 @@ def test_prepared_tree_lock_makes_a_second_run_wait(tmp_path: Path,
 		order.append('first done')
 	t.join(5)
 	assert order == ['first done', 'second']
+
+
+def test_overlay_is_a_snapshot(overlay_dir: Path, kernel_tree: Path) -> None:
+	o = ov.Overlay.load(overlay_dir)
+	(overlay_dir / 'mm/tests/foo_kunit.h').write_text('/* edited later */\n')
+	(overlay_dir / 'patches/0001-mm-foo-add-tests.patch').write_text('broken\n')
+	files = ov.stage(o, kernel_tree)
+	assert files['mm/tests/foo_kunit.h'] == b'/* tests of foo */\n'
+	assert b'tests/foo_kunit.h' in files['mm/foo.c']

@@ -894,11 +894,108 @@ static void filemap_fault_recheck_caller_test(struct kunit *test)
 	}
 }
 
+/*
+ * The race the recheck is for. Another CPU updates the PTE the way NUMA
+ * hinting or mprotect() do: under the PT lock it clears the PTE, then writes
+ * it back. The fault's lockless read sees the PTE none and must not trust
+ * it: it takes the PT lock, waits for the update and finds the PTE present.
+ */
+struct ft_race {
+	struct mm_struct *mm;
+	unsigned long addr;
+	pte_t *ptep;
+	spinlock_t *ptl;
+	struct completion cleared, restored;
+	bool fault_returned;	/* the fault returned without the lock */
+	bool fault_waited;	/* the fault waited for the PT lock */
+};
+
+static int ft_race_pte_update(void *data)
+{
+	struct ft_race *r = data;
+	pte_t pte;
+
+	spin_lock(r->ptl);
+	pte = ptep_get_and_clear(r->mm, r->addr, r->ptep);
+	complete(&r->cleared);
+	/* Hold the PTE cleared until the fault waits for the lock. */
+	while (!spin_is_contended(r->ptl) && !READ_ONCE(r->fault_returned))
+		cpu_relax();
+	r->fault_waited = spin_is_contended(r->ptl);
+	set_pte_at(r->mm, r->addr, r->ptep, pte);
+	spin_unlock(r->ptl);
+	complete(&r->restored);
+	return 0;
+}
+
+static void ft_recheck_race(struct kunit *test)
+{
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+	struct vm_fault vmf = ft_vmf(&map, 1000, FAULT_FLAG_ORIG_PTE_VALID);
+	struct task_struct *updater;
+	struct ft_race race = {};
+	vm_fault_t ret;
+	int cpu;
+
+	KUNIT_ASSERT_EQ(test, 0, ft_handle_fault(&map, 1000, 0) & VM_FAULT_ERROR);
+	ft_set_vm_locked(&map);
+
+	mmap_read_lock(map.mm);
+	vmf.pmd = ft_pmd(test, &map, vmf.address, false);
+	race.mm = map.mm;
+	race.addr = vmf.address;
+	race.ptep = pte_offset_map_nolock(map.mm, vmf.pmd, vmf.address, &race.ptl);
+	if (!race.ptep) {
+		mmap_read_unlock(map.mm);
+		KUNIT_FAIL(test, "no page table for the mapped page");
+		return;
+	}
+	init_completion(&race.cleared);
+	init_completion(&race.restored);
+
+	/* The fault stays on this CPU, the update runs on another. */
+	migrate_disable();
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	updater = kthread_create(ft_race_pte_update, &race, "ft_pte_update");
+	if (IS_ERR(updater)) {
+		migrate_enable();
+		pte_unmap(race.ptep);
+		mmap_read_unlock(map.mm);
+		KUNIT_FAIL(test, "kthread_create: %ld", PTR_ERR(updater));
+		return;
+	}
+	kthread_bind(updater, cpu);
+	wake_up_process(updater);
+	wait_for_completion(&race.cleared);
+
+	ret = filemap_fault_recheck_pte_none(&vmf);
+	WRITE_ONCE(race.fault_returned, true);
+	wait_for_completion(&race.restored);
+	migrate_enable();
+	pte_unmap(race.ptep);
+	mmap_read_unlock(map.mm);
+
+	KUNIT_EXPECT_TRUE_MSG(test, race.fault_waited,
+			      "the fault did not wait for the PT lock");
+	KUNIT_EXPECT_EQ_MSG(test, VM_FAULT_NOPAGE, ret,
+			    "the PTE cleared under the PT lock was taken as none");
+	KUNIT_EXPECT_TRUE(test, ft_pte_present(test, &map, vmf.address));
+}
+
+static void filemap_fault_recheck_race_test(struct kunit *test)
+{
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs (UML is uniprocessor): run with --arch=x86_64");
+	ft_recheck_race(test);
+}
+
 static struct kunit_case ft_pte_recheck_cases[] = {
 	KUNIT_CASE_PARAM(filemap_fault_recheck_pte_none_test,
 			 ft_recheck_gen_params),
 	KUNIT_CASE_PARAM(filemap_fault_recheck_caller_test,
 			 ft_no_major_gen_params),
+	KUNIT_CASE(filemap_fault_recheck_race_test),
 	{}
 };
 
