@@ -250,6 +250,8 @@ def cmd_run(h: Harness) -> int:
 		print(f'mm-kunit: error: {result.error}', file=sys.stderr)
 	for case in result.failed:
 		print(f'mm-kunit: {case.status.value}: {case.name}')
+	for complaint in result.complaints:
+		print(f'mm-kunit: kernel warning while the tests ran: {complaint}')
 	print(f'mm-kunit: results in {results}')
 	print(result.summary())
 	return EXIT_OK if result.ok else EXIT_TESTS_FAILED

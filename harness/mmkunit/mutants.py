@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import List, Sequence, Tuple
 
 from mmkunit import overlay as ov
-from mmkunit.runner import RunResult
+from mmkunit.runner import RunResult, Status
 
 
 class Verdict(enum.Enum):
@@ -72,7 +72,8 @@ def not_here(mutant: ov.Patch, arch: str) -> MutantResult:
 
 def judge(mutant: ov.Patch, result: RunResult) -> MutantResult:
 	failed = [c.name for c in result.failed]
-	cases = [c.name for c in result.cases]
+	# A skipped test cannot fail: only the tests that ran count.
+	cases = [c.name for c in result.cases if c.status != Status.SKIP]
 	if failed:
 		return MutantResult(mutant, Verdict.KILLED, failed, cases=cases)
 	if result.error or not result.cases or result.kunit_returncode != 0:

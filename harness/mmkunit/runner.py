@@ -40,6 +40,8 @@ class RunResult:
 	cases: List[CaseResult]
 	results_dir: Path
 	error: str = ''
+	# Kernel warnings printed while the tests ran.
+	complaints: List[str] = dataclasses.field(default_factory=list)
 
 	def count(self, status: Status) -> int:
 		return sum(1 for c in self.cases if c.status == status)
@@ -52,7 +54,8 @@ class RunResult:
 	@property
 	def ok(self) -> bool:
 		return (self.kunit_returncode == 0 and not self.error and
-			bool(self.cases) and not self.failed)
+			bool(self.cases) and not self.failed and
+			not self.complaints)
 
 	def summary(self) -> str:
 		"""The closing line: 'mm-kunit: N passed, N failed, N skipped'."""
@@ -119,6 +122,18 @@ def extract_ktap(console: str) -> str:
 	return ''.join(out)
 
 
+_KERNEL_COMPLAINT = re.compile(
+	r'(WARNING: CPU: \d+ PID: \d+ at \S+|BUG: .*|kernel BUG at .*|'
+	r'BUG [^ ]+ \(.*\): .*|UBSAN: .*|Bad page state.*)')
+
+
+def kernel_complaints(ktap: str) -> List[str]:
+	"""WARNINGs, BUGs and bad page states the kernel printed while the
+	tests ran. KUnit does not fail a test for them; the harness does."""
+	return [m.group(1) for m in
+		(_KERNEL_COMPLAINT.search(line) for line in ktap.splitlines()) if m]
+
+
 @dataclasses.dataclass
 class RunOptions:
 	arch: str = 'um'
@@ -170,12 +185,13 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 				sys.stdout.write(line)
 				sys.stdout.flush()
 		returncode = proc.wait()
+	result = RunResult(returncode, [], results_dir)
 	console = build_dir / 'test.log'
 	if console.is_file():
 		shutil.copyfile(console, results_dir / 'console.log')
-		(results_dir / 'ktap.log').write_text(
-			extract_ktap(console.read_text(errors='replace')))
-	result = RunResult(returncode, [], results_dir)
+		ktap = extract_ktap(console.read_text(errors='replace'))
+		(results_dir / 'ktap.log').write_text(ktap)
+		result.complaints = kernel_complaints(ktap)
 	if not json_path.is_file():
 		result.error = (f'kunit.py exited {returncode} without results '
 				f'(see {results_dir / "kunit.out"})')

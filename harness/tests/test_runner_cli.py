@@ -271,6 +271,10 @@ def test_unguarded_lists_tests_no_mutant_fails(tmp_path: Path,
 					       runner.CaseResult('b', F),
 					       runner.CaseResult('c', P)], tmp_path))
 	assert mu.unguarded([r1, r2]) == ['c']
+	skipped = mu.judge(m, runner.RunResult(1, [runner.CaseResult('a', F),
+						    runner.CaseResult('s', runner.Status.SKIP)],
+					       tmp_path))
+	assert mu.unguarded([skipped]) == []
 
 
 def test_mutant_limited_to_an_arch(tmp_path: Path, overlay_dir: Path) -> None:
@@ -319,3 +323,18 @@ def test_overlay_without_and_fixes(overlay_dir: Path) -> None:
 	(overlay_dir / 'patches/fixes').write_text('0009-nope.patch foo\n')
 	with pytest.raises(ov.OverlayError, match='not in the series'):
 		ov.Overlay.load(overlay_dir).fixes()
+
+
+def test_kernel_warnings_during_tests_fail_the_run(tmp_path: Path) -> None:
+	ktap = runner.extract_ktap((PASS_RUN / 'console.log').read_text())
+	assert runner.kernel_complaints(ktap) == [], 'boot warnings are not ours'
+	noisy = ktap.replace('    # Subtest: mm_swap_readahead\n',
+			     '    # Subtest: mm_swap_readahead\n'
+			     'WARNING: CPU: 0 PID: 78 at mm/swap_state.c:120 x+0x1/0x2\n'
+			     'BUG: Bad page state in process kunit_try_catch  pfn:1234\n')
+	assert runner.kernel_complaints(noisy) == [
+		'WARNING: CPU: 0 PID: 78 at mm/swap_state.c:120',
+		'BUG: Bad page state in process kunit_try_catch  pfn:1234']
+	r = runner.RunResult(0, [runner.CaseResult('a', runner.Status.PASS)],
+			     tmp_path, complaints=['WARNING: x'])
+	assert not r.ok
