@@ -39,7 +39,8 @@ commands (default: run):
   lint       checkpatch.pl --strict and a `git am` check of the series
   mutants    run the suites against every mutant and print the matrix
   selftest   the harness's own tests (no kernel build)
-  check      everything CI runs: selftest, lint, run and mutants
+  check      everything CI runs: selftest, lint, run and mutants (UML),
+             run and the x86_64-only mutants (x86_64)
 
 Run `./run_kunit.sh COMMAND --help` for a command's options.
 """
@@ -377,18 +378,39 @@ def cmd_selftest(h: Harness) -> int:
 	return subprocess.run(cmd + list(h.args.pytest_args), cwd=REPO).returncode
 
 
+def _on_arch(arch: str, fn: Callable[[Harness], int],
+	     mutants: Sequence[str] = ()) -> Callable[[Harness], int]:
+	"""A check step that runs fn with --arch set to arch."""
+	def step(h: Harness) -> int:
+		saved = (h.args.arch, h.args.mutant)
+		h.args.arch, h.args.mutant = arch, list(mutants)
+		try:
+			return fn(h)
+		finally:
+			h.args.arch, h.args.mutant = saved
+	return step
+
+
 def cmd_check(h: Harness) -> int:
 	h.args.pytest_args = []
 	h.args.filter_glob = None
 	h.args.in_place = False
 	h.args.mutant = []
+	# The mutants only another arch can kill, run on that arch.
+	x86_only = [m.name for m in h.overlay.mutants()
+		    if mu.arches(m) and 'um' not in mu.arches(m)
+		    and 'x86_64' in mu.arches(m)]
 	steps: Dict[str, Callable[[Harness], int]] = {
-		'selftest': cmd_selftest, 'lint': cmd_lint, 'run': cmd_run,
-		'mutants': cmd_mutants,
+		'selftest': cmd_selftest, 'lint': cmd_lint,
+		'run um': _on_arch('um', cmd_run),
+		'mutants um': _on_arch('um', cmd_mutants),
+		'run x86_64': _on_arch('x86_64', cmd_run),
 	}
+	if x86_only:
+		steps['mutants x86_64'] = _on_arch('x86_64', cmd_mutants, x86_only)
 	outcome: Dict[str, int] = {}
 	# Install everything first: the selftests run the harness too.
-	h.ensure_deps(deps.SELFTEST)
+	h.ensure_deps(deps.SELFTEST, deps.X86_64)
 	for name, fn in steps.items():
 		print(f'\n=== check: {name} ===', flush=True)
 		try:

@@ -902,10 +902,10 @@ static void filemap_fault_recheck_caller_test(struct kunit *test)
  */
 struct ft_race {
 	struct mm_struct *mm;
+	pmd_t *pmd;
 	unsigned long addr;
-	pte_t *ptep;
-	spinlock_t *ptl;
 	struct completion cleared, restored;
+	bool no_pte;		/* the updater found no page table */
 	bool fault_returned;	/* the fault returned without the lock */
 	bool fault_waited;	/* the fault waited for the PT lock */
 };
@@ -913,17 +913,26 @@ struct ft_race {
 static int ft_race_pte_update(void *data)
 {
 	struct ft_race *r = data;
-	pte_t pte;
+	spinlock_t *ptl;
+	pte_t *ptep, pte;
 
-	spin_lock(r->ptl);
-	pte = ptep_get_and_clear(r->mm, r->addr, r->ptep);
+	ptep = pte_offset_map_nolock(r->mm, r->pmd, r->addr, &ptl);
+	if (!ptep) {
+		r->no_pte = true;
+		complete(&r->cleared);
+		complete(&r->restored);
+		return 0;
+	}
+	spin_lock(ptl);
+	pte = ptep_get_and_clear(r->mm, r->addr, ptep);
 	complete(&r->cleared);
 	/* Hold the PTE cleared until the fault waits for the lock. */
-	while (!spin_is_contended(r->ptl) && !READ_ONCE(r->fault_returned))
+	while (!spin_is_contended(ptl) && !READ_ONCE(r->fault_returned))
 		cpu_relax();
-	r->fault_waited = spin_is_contended(r->ptl);
-	set_pte_at(r->mm, r->addr, r->ptep, pte);
-	spin_unlock(r->ptl);
+	r->fault_waited = spin_is_contended(ptl);
+	set_pte_at(r->mm, r->addr, ptep, pte);
+	spin_unlock(ptl);
+	pte_unmap(ptep);
 	complete(&r->restored);
 	return 0;
 }
@@ -941,16 +950,12 @@ static void ft_recheck_race(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, ft_handle_fault(&map, 1000, 0) & VM_FAULT_ERROR);
 	ft_set_vm_locked(&map);
 
+	/* The mmap lock keeps the page tables while the updater uses them. */
 	mmap_read_lock(map.mm);
 	vmf.pmd = ft_pmd(test, &map, vmf.address, false);
 	race.mm = map.mm;
+	race.pmd = vmf.pmd;
 	race.addr = vmf.address;
-	race.ptep = pte_offset_map_nolock(map.mm, vmf.pmd, vmf.address, &race.ptl);
-	if (!race.ptep) {
-		mmap_read_unlock(map.mm);
-		KUNIT_FAIL(test, "no page table for the mapped page");
-		return;
-	}
 	init_completion(&race.cleared);
 	init_completion(&race.restored);
 
@@ -960,7 +965,6 @@ static void ft_recheck_race(struct kunit *test)
 	updater = kthread_create(ft_race_pte_update, &race, "ft_pte_update");
 	if (IS_ERR(updater)) {
 		migrate_enable();
-		pte_unmap(race.ptep);
 		mmap_read_unlock(map.mm);
 		KUNIT_FAIL(test, "kthread_create: %ld", PTR_ERR(updater));
 		return;
@@ -969,13 +973,13 @@ static void ft_recheck_race(struct kunit *test)
 	wake_up_process(updater);
 	wait_for_completion(&race.cleared);
 
-	ret = filemap_fault_recheck_pte_none(&vmf);
+	ret = race.no_pte ? 0 : filemap_fault_recheck_pte_none(&vmf);
 	WRITE_ONCE(race.fault_returned, true);
 	wait_for_completion(&race.restored);
 	migrate_enable();
-	pte_unmap(race.ptep);
 	mmap_read_unlock(map.mm);
 
+	KUNIT_ASSERT_FALSE_MSG(test, race.no_pte, "no page table for the mapped page");
 	KUNIT_EXPECT_TRUE_MSG(test, race.fault_waited,
 			      "the fault did not wait for the PT lock");
 	KUNIT_EXPECT_EQ_MSG(test, VM_FAULT_NOPAGE, ret,
