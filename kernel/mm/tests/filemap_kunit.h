@@ -913,7 +913,7 @@ struct ft_race {
 static int ft_race_pte_update(void *data)
 {
 	struct ft_race *r = data;
-	spinlock_t *ptl;
+	spinlock_t *ptl;	/* the PT lock of the PTE page */
 	pte_t *ptep, pte;
 
 	ptep = pte_offset_map_nolock(r->mm, r->pmd, r->addr, &ptl);
