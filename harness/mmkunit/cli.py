@@ -328,13 +328,22 @@ def cmd_mutants(h: Harness) -> int:
 		label: str) -> runner.RunResult:
 		tree.prepare(overlay, extra, refresh_source=refresh)
 		trees.progress(label)
+		# Mutants change C code only: the configuration made once
+		# below holds, and plain make rebuilds what changed.
+		code_only = all(f.endswith(('.c', '.h'))
+				for p in extra for f in p.touched)
 		return runner.run_kunit(
 			tree.src, tree.build_dir(a.arch), opts,
-			runner.new_results_dir(h.cache, label.replace(' ', '-')))
+			runner.new_results_dir(h.cache, label.replace(' ', '-')),
+			prebuilt_config=code_only)
 
 	results: List[mu.MutantResult] = []
 	before_fix: List[mu.BeforeFixResult] = []
 	with tree.locked():
+		tree.prepare(h.overlay, refresh_source=refresh)
+		runner.configure(tree.src, tree.build_dir(a.arch), opts,
+				 runner.new_results_dir(h.cache, 'mutants-config')
+				 / 'kunit-config.out')
 		try:
 			for m in chosen:
 				results.append(
@@ -416,7 +425,8 @@ def cmd_check(h: Harness) -> int:
 		try:
 			outcome[name] = fn(h)
 		except (HarnessError, ov.OverlayError, trees.TreeError,
-			deps.MissingDependencies, ex.ExportError) as e:
+			deps.MissingDependencies, ex.ExportError,
+			runner.ConfigError) as e:
 			print(f'mm-kunit: error: {e}', file=sys.stderr)
 			outcome[name] = EXIT_ERROR
 	print()
@@ -442,7 +452,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 		print(f'mm-kunit: {e}', file=sys.stderr)
 		return EXIT_ERROR
 	except (HarnessError, ov.OverlayError, trees.TreeError,
-		ex.ExportError) as e:
+		ex.ExportError, runner.ConfigError) as e:
 		print(f'mm-kunit: error: {e}', file=sys.stderr)
 		return EXIT_ERROR
 	except KeyboardInterrupt:

@@ -146,25 +146,62 @@ class RunOptions:
 
 
 def kunit_command(tree: Path, build_dir: Path, opts: RunOptions,
-		  json_path: Path) -> List[str]:
-	cmd = [sys.executable, str(tree / KUNIT_PY), 'run',
+		  json_path: Path, subcommand: str = 'run') -> List[str]:
+	"""kunit.py run (configure, build, run), or exec (run only)."""
+	cmd = [sys.executable, str(tree / KUNIT_PY), subcommand,
 	       f'--build_dir={build_dir}', f'--arch={opts.arch}',
-	       f'--jobs={opts.jobs}', f'--kunitconfig={SUITES_KUNITCONFIG}']
+	       f'--kunitconfig={SUITES_KUNITCONFIG}']
+	if subcommand != 'exec':
+		cmd.append(f'--jobs={opts.jobs}')
 	cmd += [f'--kunitconfig={k}' for k in opts.kunitconfigs]
 	if opts.qemu_args:
 		cmd.append(f'--qemu_args={opts.qemu_args}')
-	cmd += [f'--json={json_path}']
-	cmd += list(opts.kunit_args)
-	if opts.filter_glob:
-		cmd.append(opts.filter_glob)
+	if subcommand in ('run', 'exec'):
+		cmd += [f'--json={json_path}']
+		cmd += list(opts.kunit_args)
+		if opts.filter_glob:
+			cmd.append(opts.filter_glob)
 	return cmd
 
 
+def _stream(cmd: List[str], cwd: Path, out: Any, quiet: bool) -> int:
+	out.write('$ ' + ' '.join(cmd) + '\n')
+	out.flush()
+	proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE,
+				stderr=subprocess.STDOUT, text=True,
+				errors='replace')
+	assert proc.stdout is not None
+	for line in proc.stdout:
+		out.write(line)
+		if not quiet:
+			sys.stdout.write(line)
+			sys.stdout.flush()
+	return proc.wait()
+
+
+class ConfigError(Exception):
+	"""kunit.py could not configure the build directory."""
+
+
+def configure(tree: Path, build_dir: Path, opts: RunOptions,
+	      log: Path) -> None:
+	"""kunit.py config: writes build_dir/.config for the suites."""
+	with open(log, 'w') as out:
+		rc = _stream(kunit_command(tree, build_dir, opts, Path(),
+					   'config'), tree, out, opts.quiet)
+	if rc != 0:
+		raise ConfigError(f'kunit.py config failed; see {log}')
+
+
 def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
-	      results_dir: Path) -> RunResult:
+	      results_dir: Path, prebuilt_config: bool = False) -> RunResult:
 	"""Builds and runs the suites with kunit.py; keeps its logs.
 
-	Writes into results_dir: kunit.out (what kunit.py printed),
+	With prebuilt_config, build_dir already holds the right .config
+	(see configure()): the kernel is built with plain make and run with
+	kunit.py exec, which skips kunit.py's configuration steps.
+
+	Writes into results_dir: kunit.out (what was run and printed),
 	console.log (the kernel's raw console output), ktap.log (the KTAP
 	lines of it) and results.json (kunit.py --json).
 	"""
@@ -172,19 +209,18 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 	json_path = results_dir / 'results.json'
 	json_path.unlink(missing_ok=True)
 	(build_dir / 'test.log').unlink(missing_ok=True)
-	cmd = kunit_command(tree, build_dir, opts, json_path)
 	with open(results_dir / 'kunit.out', 'w') as out:
-		out.write('$ ' + ' '.join(cmd) + '\n')
-		proc = subprocess.Popen(cmd, cwd=tree, stdout=subprocess.PIPE,
-					stderr=subprocess.STDOUT, text=True,
-					errors='replace')
-		assert proc.stdout is not None
-		for line in proc.stdout:
-			out.write(line)
-			if not opts.quiet:
-				sys.stdout.write(line)
-				sys.stdout.flush()
-		returncode = proc.wait()
+		if prebuilt_config:
+			make = ['make', f'ARCH={opts.arch}', f'O={build_dir}',
+				f'--jobs={opts.jobs}']
+			if _stream(make, tree, out, opts.quiet) != 0:
+				return RunResult(2, [], results_dir,
+						 error='the kernel did not build; see '
+						 f'{results_dir / "kunit.out"}')
+		returncode = _stream(
+			kunit_command(tree, build_dir, opts, json_path,
+				      'exec' if prebuilt_config else 'run'),
+			tree, out, opts.quiet)
 	result = RunResult(returncode, [], results_dir)
 	console = build_dir / 'test.log'
 	if console.is_file():

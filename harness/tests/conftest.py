@@ -54,6 +54,8 @@ FAKE_KUNIT_PY = textwrap.dedent('''\
 	run = os.environ['FAKE_KUNIT_RUN']
 	with open(os.path.join(os.getcwd(), 'kunit-argv.txt'), 'a') as f:
 		f.write(' '.join(args) + '\\n')
+	if args[0] == 'config':
+		sys.exit(0)
 	os.makedirs(opts['build_dir'], exist_ok=True)
 	if os.path.exists(os.path.join(run, 'console.log')):
 		shutil.copy(os.path.join(run, 'console.log'),
@@ -88,7 +90,8 @@ def mail(subject: str, diff: str) -> str:
 
 def make_kernel_tree(root: Path) -> Path:
 	(root / 'mm').mkdir(parents=True)
-	(root / 'Makefile').write_text('VERSION = 6\nPATCHLEVEL = 12\n')
+	(root / 'Makefile').write_text('VERSION = 6\nPATCHLEVEL = 12\n'
+				       'all:\n\t@echo fake kernel build\n')
 	(root / 'mm/foo.c').write_text(FOO_C)
 	(root / 'mm/Kconfig').write_text(KCONFIG)
 	kunit = root / 'tools/testing/kunit'

@@ -242,6 +242,10 @@ def test_mutants_command(overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
 	# The mutant is taken out of the prepared tree again.
 	src = next(cache.glob('trees/*/src'))
 	assert b'x + 1' in (src / 'mm/foo.c').read_bytes()
+	# Configured once; each mutant is built with make and run with exec.
+	calls = [line.split()[0] for line in
+		 (src / 'kunit-argv.txt').read_text().splitlines()]
+	assert calls == ['config', 'exec']
 
 
 def test_full_mutant_run_fails_on_tests_no_mutant_fails(
