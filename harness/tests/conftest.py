@@ -52,11 +52,11 @@ FAKE_KUNIT_PY = textwrap.dedent('''\
 	args = sys.argv[1:]
 	opts = dict(a[2:].split('=', 1) for a in args if a.startswith('--') and '=' in a)
 	run = os.environ['FAKE_KUNIT_RUN']
-	with open(os.path.join(os.getcwd(), 'kunit-argv.txt'), 'a') as f:
+	os.makedirs(opts['build_dir'], exist_ok=True)
+	with open(os.path.join(opts['build_dir'], 'kunit-argv.txt'), 'a') as f:
 		f.write(' '.join(args) + '\\n')
 	if args[0] == 'config':
 		sys.exit(0)
-	os.makedirs(opts['build_dir'], exist_ok=True)
 	if os.path.exists(os.path.join(run, 'console.log')):
 		shutil.copy(os.path.join(run, 'console.log'),
 			    os.path.join(opts['build_dir'], 'test.log'))

@@ -147,7 +147,7 @@ def test_run_passes_filter_and_kunit_args(overlay_dir: Path, kernel_tree: Path,
 		    '--no-install', 'mm_swap*', '--', '--timeout=60',
 		    env=env_for(overlay_dir, PASS_RUN))
 	assert p.returncode == 0, p.stderr
-	argv = next(cache.glob('trees/*/src/kunit-argv.txt')).read_text()
+	argv = next(cache.glob('trees/*/build-um/kunit-argv.txt')).read_text()
 	assert '--kunitconfig=mm/tests' in argv
 	assert '--arch=um' in argv
 	assert argv.rstrip().endswith('--timeout=60 mm_swap*')
@@ -244,7 +244,8 @@ def test_mutants_command(overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
 	assert b'x + 1' in (src / 'mm/foo.c').read_bytes()
 	# Configured once; each mutant is built with make and run with exec.
 	calls = [line.split()[0] for line in
-		 (src / 'kunit-argv.txt').read_text().splitlines()]
+		 next(cache.glob('trees/*/build-um/kunit-argv.txt'))
+		 .read_text().splitlines()]
 	assert calls == ['config', 'exec']
 
 
