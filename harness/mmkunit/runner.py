@@ -151,7 +151,7 @@ def kunit_command(tree: Path, build_dir: Path, opts: RunOptions,
 	cmd = [sys.executable, str(tree / KUNIT_PY), subcommand,
 	       f'--build_dir={build_dir}', f'--arch={opts.arch}',
 	       f'--kunitconfig={SUITES_KUNITCONFIG}']
-	if subcommand != 'exec':
+	if subcommand in ('run', 'build'):
 		cmd.append(f'--jobs={opts.jobs}')
 	cmd += [f'--kunitconfig={k}' for k in opts.kunitconfigs]
 	if opts.qemu_args:

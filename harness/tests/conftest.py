@@ -55,6 +55,9 @@ FAKE_KUNIT_PY = textwrap.dedent('''\
 	os.makedirs(opts['build_dir'], exist_ok=True)
 	with open(os.path.join(opts['build_dir'], 'kunit-argv.txt'), 'a') as f:
 		f.write(' '.join(args) + '\\n')
+	# Like kunit.py: --jobs is a build option, config and exec reject it.
+	if args[0] in ('config', 'exec') and 'jobs' in opts:
+		sys.exit('kunit.py: error: unrecognized arguments: --jobs')
 	if args[0] == 'config':
 		sys.exit(0)
 	if os.path.exists(os.path.join(run, 'console.log')):
