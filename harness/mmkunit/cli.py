@@ -311,7 +311,8 @@ def cmd_lint(h: Harness) -> int:
 def cmd_mutants(h: Harness) -> int:
 	a = h.args
 	h.ensure_deps()
-	chosen = mu.select(h.overlay.mutants(), getattr(a, 'mutant', []))
+	chosen = mu.build_order(mu.select(h.overlay.mutants(),
+					  getattr(a, 'mutant', [])))
 	if not chosen:
 		raise HarnessError(f'no mutants in {overlay_dir() / "mutants"}')
 	full = not getattr(a, 'mutant', [])

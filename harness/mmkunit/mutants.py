@@ -109,6 +109,18 @@ def format_matrix(results: Sequence[MutantResult]) -> str:
 	return '\n'.join(lines)
 
 
+def build_order(mutants: Sequence[ov.Patch]) -> List[ov.Patch]:
+	"""Mutants of .c files first, then those of headers, each by name.
+
+	A header mutant rebuilds every file that includes the header, and so
+	does the next build without it: grouping them pays for that once per
+	header mutant instead of also after each one.
+	"""
+	def headers(m: ov.Patch) -> bool:
+		return any(f.endswith('.h') for f in m.touched)
+	return sorted(mutants, key=lambda m: (headers(m), m.name))
+
+
 def select(mutants: Sequence[ov.Patch], patterns: Sequence[str]) -> List[ov.Patch]:
 	if not patterns:
 		return list(mutants)

@@ -343,3 +343,11 @@ def test_kernel_warnings_during_tests_fail_the_run(tmp_path: Path) -> None:
 	r = runner.RunResult(0, [runner.CaseResult('a', runner.Status.PASS)],
 			     tmp_path, complaints=['WARNING: x'])
 	assert not r.ok
+
+
+def test_header_mutants_build_last(overlay_dir: Path) -> None:
+	m = ov.Overlay.load(overlay_dir).mutants()[0]
+	h = ov.Patch('a-header.patch', m.path, m.text, ('include/linux/x.h',))
+	c = ov.Patch('z-code.patch', m.path, m.text, ('mm/x.c',))
+	assert [p.name for p in mu.build_order([h, c])] == ['z-code.patch',
+							    'a-header.patch']

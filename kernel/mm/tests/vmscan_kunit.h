@@ -211,9 +211,12 @@ static void lru_gen_add_folio_test(struct kunit *test)
 	struct vt_node node = vt_node_create(test);
 	struct lru_gen_folio *lrugen = &node.lruvec->lrugen;
 	bool active = c->flags & BIT(PG_active);
-	struct folio *folio;
+	struct folio *folio, *earlier;
+	struct list_head *list;
 	int type, zone, gen;
 
+	/* An earlier folio just like it, already in its generation. */
+	earlier = vt_folio_create(test, &node, c->flags);
 	/* An access history: referenced, once more, and workingset. */
 	folio = vt_folio_create(test, &node, c->flags | BIT(PG_referenced) |
 				BIT(PG_workingset));
@@ -223,23 +226,28 @@ static void lru_gen_add_folio_test(struct kunit *test)
 	lrugen->enabled = true;
 	lrugen->min_seq[type] = c->min_seq;
 	gen = lru_gen_from_seq(c->seq);
+	list = vt_list(node.lruvec, gen, type, zone);
+	KUNIT_ASSERT_TRUE(test, lru_gen_add_folio(node.lruvec, earlier,
+						  c->reclaiming));
 
 	KUNIT_ASSERT_TRUE_MSG(test,
 			      lru_gen_add_folio(node.lruvec, folio, c->reclaiming),
 			      "%s: added", c->desc);
 	KUNIT_EXPECT_EQ_MSG(test, gen, folio_lru_gen(folio),
 			    "%s: generation (seq %lu expected)", c->desc, c->seq);
-	KUNIT_EXPECT_TRUE_MSG(test, vt_on_list(vt_list(node.lruvec, gen, type, zone),
-					       folio),
+	KUNIT_EXPECT_TRUE_MSG(test, vt_on_list(list, folio),
 			      "%s: on the list of its generation", c->desc);
-	KUNIT_EXPECT_EQ_MSG(test, 1L, lrugen->nr_pages[gen][type][zone],
+	KUNIT_EXPECT_EQ_MSG(test, 2L, lrugen->nr_pages[gen][type][zone],
 			    "%s: pages in the generation", c->desc);
-	/* A reclaim-added folio goes to the tail, to be evicted first. */
-	if (c->reclaiming)
-		KUNIT_EXPECT_PTR_EQ_MSG(test, folio,
-					list_last_entry(vt_list(node.lruvec, gen, type, zone),
-							struct folio, lru),
-					"%s: at the tail", c->desc);
+	/*
+	 * A folio added back by reclaim goes to the tail, to be evicted
+	 * first; any other to the head.
+	 */
+	KUNIT_EXPECT_PTR_EQ_MSG(test, folio,
+				c->reclaiming ? list_last_entry(list, struct folio, lru) :
+						list_first_entry(list, struct folio, lru),
+				"%s: at the %s", c->desc,
+				c->reclaiming ? "tail" : "head");
 	/*
 	 * The generation now says what PG_active said: an active folio loses
 	 * PG_active, PG_referenced and its access count (not PG_workingset);
@@ -387,10 +395,61 @@ static void sort_folio_test(struct kunit *test)
 	}
 }
 
+/* -------------------------------------------------------------------------
+ * mm_vmscan_mglru: counting accesses up to saturation
+ */
+
+static void vt_restore_lru_gen(void *enabled)
+{
+	lru_gen_change_state((bool)(long)enabled);
+}
+
+/* Turn the multi-gen LRU on for the system, until the test ends. */
+static void vt_enable_lru_gen(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, vt_restore_lru_gen,
+						  (void *)(long)lru_gen_enabled()));
+	lru_gen_change_state(true);
+}
+
+/*
+ * Under the multi-gen LRU, folio_mark_accessed() counts accesses: after N
+ * of them folio_lru_refs() is N - 1, up to BIT(LRU_REFS_WIDTH), where it
+ * saturates (accesses through file descriptors beyond what the tiers
+ * track). A saturated folio in the oldest generation is protected by
+ * sort_folio() even at the highest tier_idx.
+ */
+static void folio_mark_accessed_refs_test(struct kunit *test)
+{
+	struct vt_node node = vt_node_create(test);
+	struct folio *folio = vt_folio_create(test, &node, 0);
+	struct scan_control sc = { .reclaim_idx = MAX_NR_ZONES - 1 };
+	int max = BIT(LRU_REFS_WIDTH);
+	int n;
+
+	vt_enable_lru_gen(test);
+	for (n = 1; n <= max + 3; n++) {
+		folio_mark_accessed(folio);
+		KUNIT_ASSERT_EQ_MSG(test, min(n - 1, max), folio_lru_refs(folio),
+				    "refs after %d accesses (LRU_REFS_WIDTH %d)",
+				    n, LRU_REFS_WIDTH);
+	}
+
+	node.lruvec->lrugen.enabled = true;
+	KUNIT_ASSERT_TRUE(test, lru_gen_add_folio(node.lruvec, folio, true));
+	KUNIT_ASSERT_EQ(test, 0, folio_lru_gen(folio));
+	KUNIT_EXPECT_TRUE(test, sort_folio(node.lruvec, folio, &sc,
+					   MAX_NR_TIERS - 1));
+	KUNIT_EXPECT_EQ_MSG(test, 1, folio_lru_gen(folio),
+			    "saturated folio moved to the next generation");
+}
+
 static struct kunit_case vt_mglru_cases[] = {
 	KUNIT_CASE_PARAM(lru_gen_add_folio_test, vt_add_gen_params),
 	KUNIT_CASE(lru_gen_add_folio_unevictable_test),
 	KUNIT_CASE_PARAM(sort_folio_test, vt_sort_gen_params),
+	KUNIT_CASE(folio_mark_accessed_refs_test),
 	{}
 };
 
