@@ -458,6 +458,207 @@ static struct kunit_suite vt_mglru_suite = {
 	.test_cases = vt_mglru_cases,
 };
 
-kunit_test_suites(&vt_mglru_suite);
+/* -------------------------------------------------------------------------
+ * mm_vmscan_scan_balance: classic LRU, anon scanning when file refaults
+ */
+
+static void vt_restore_swap(void *old)
+{
+	long pages = (long)old;
+
+	atomic_long_set(&nr_swap_pages, pages);
+	WRITE_ONCE(total_swap_pages, pages);
+}
+
+/*
+ * Pretend there is @pages of free swap space, until the test ends. A KUnit
+ * boot has no swap device, so anon reclaim would never be considered.
+ */
+static void vt_set_swap(struct kunit *test, long pages)
+{
+	if (total_swap_pages || atomic_long_read(&nr_swap_pages))
+		kunit_skip(test, "a swap device is active");
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, vt_restore_swap,
+						  (void *)total_swap_pages));
+	atomic_long_set(&nr_swap_pages, pages);
+	WRITE_ONCE(total_swap_pages, pages);
+}
+
+static void vt_restore_swappiness(void *old)
+{
+	WRITE_ONCE(vm_swappiness, (int)(long)old);
+}
+
+static void vt_set_swappiness(struct kunit *test, int val)
+{
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, vt_restore_swappiness,
+						  (void *)(long)READ_ONCE(vm_swappiness)));
+	WRITE_ONCE(vm_swappiness, val);
+}
+
+/* The classic LRU: the multi-gen LRU off, until the test ends. */
+static void vt_disable_lru_gen(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, vt_restore_lru_gen,
+						  (void *)(long)lru_gen_enabled()));
+	lru_gen_change_state(false);
+}
+
+struct vt_stat_shift {
+	atomic_long_t *counter;
+	long delta;
+};
+
+static void vt_unshift_stat(void *data)
+{
+	struct vt_stat_shift *shift = data;
+
+	atomic_long_sub(shift->delta, shift->counter);
+}
+
+/*
+ * Make node_page_state(@node, @item) read @pages until the test ends.
+ * Without NUMA, node_page_state() reads the system's counter whatever the
+ * node: that counter is shifted by the difference and shifted back by the
+ * same amount at the end, so that what the rest of the system adds or
+ * takes meanwhile is kept.
+ */
+static void vt_set_node_stat(struct kunit *test, struct vt_node *node,
+			     enum node_stat_item item, unsigned long pages)
+{
+	struct vt_stat_shift *shift;
+
+	shift = kunit_kzalloc(test, sizeof(*shift), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, shift);
+#ifdef CONFIG_NUMA
+	shift->counter = &node->pgdat->vm_stat[item];
+#else
+	shift->counter = &vm_node_stat[item];
+#endif
+	shift->delta = (long)pages - atomic_long_read(shift->counter);
+	atomic_long_add(shift->delta, shift->counter);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, vt_unshift_stat, shift));
+	KUNIT_ASSERT_EQ(test, pages, node_page_state(node->pgdat, item));
+}
+
+/* Set an LRU list's size, for the node and for its highest zone. */
+static void vt_set_lru_size(struct kunit *test, struct vt_node *node,
+			    enum lru_list lru, unsigned long pages)
+{
+	struct zone *zone = &node->pgdat->node_zones[MAX_NR_ZONES - 1];
+
+	vt_set_node_stat(test, node, NR_LRU_BASE + lru, pages);
+	atomic_long_set(&zone->vm_stat[NR_ZONE_LRU_BASE + lru], pages);
+}
+
+#define VT_LOTS		BIT(20)		/* 4 GiB of 4 KiB pages */
+
+struct vt_balance_case {
+	const char *desc;
+	bool file_refaulted;		/* WORKINGSET_ACTIVATE_FILE moved */
+	bool inactive_file_low;
+	bool force_deactivate;
+	bool no_swap;
+	int swappiness;
+	/* expected */
+	bool cache_trim_mode;
+	bool deactivate_file;
+	bool scan_anon;
+};
+
+/*
+ * File refaults since the last snapshot, or a low inactive file list, let
+ * reclaim deactivate file and turn cache trim mode off; only plenty of
+ * inactive file that is not thrashing turns it on, and then only file is
+ * scanned. With swap and file refaulting, anon must be scanned too. Without
+ * swap, or with swappiness 0, anon is not scanned.
+ */
+static const struct vt_balance_case vt_balance_cases[] = {
+	{ "no refaults, plenty of inactive file: cache trim, file only",
+	  false, false, false, false, 60, true, false, false },
+	{ "file refaults: no cache trim, anon scanned",
+	  true, false, false, false, 60, false, true, true },
+	{ "inactive file low: no cache trim, anon scanned",
+	  false, true, false, false, 60, false, true, true },
+	{ "force_deactivate: no cache trim, anon scanned",
+	  false, false, true, false, 60, false, true, true },
+	{ "file refaults but no swap: file only",
+	  true, false, false, true, 60, false, true, false },
+	{ "file refaults but swappiness 0: file only",
+	  true, false, false, false, 0, false, true, false },
+};
+
+static void vt_balance_case_desc(const struct vt_balance_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(vt_balance, vt_balance_cases, vt_balance_case_desc);
+
+static void prepare_scan_control_test(struct kunit *test)
+{
+	const struct vt_balance_case *c = test->param_value;
+	struct vt_node node = vt_node_create(test);
+	struct lruvec *lruvec = node.lruvec;
+	struct scan_control sc = {
+		.gfp_mask = GFP_KERNEL,
+		.priority = DEF_PRIORITY,
+		.may_swap = 1,
+		.reclaim_idx = MAX_NR_ZONES - 1,
+		.force_deactivate = c->force_deactivate,
+	};
+	unsigned long nr[NR_LRU_LISTS] = {};
+
+	vt_disable_lru_gen(test);
+	vt_set_swap(test, c->no_swap ? 0 : VT_LOTS);
+	vt_set_swappiness(test, c->swappiness);
+	atomic_long_set(&node.pgdat->node_zones[MAX_NR_ZONES - 1].managed_pages,
+			4 * VT_LOTS);
+	vt_set_lru_size(test, &node, LRU_INACTIVE_ANON, VT_LOTS);
+	vt_set_lru_size(test, &node, LRU_ACTIVE_ANON, VT_LOTS);
+	vt_set_lru_size(test, &node, LRU_INACTIVE_FILE,
+			c->inactive_file_low ? VT_LOTS / 64 : VT_LOTS);
+	vt_set_lru_size(test, &node, LRU_ACTIVE_FILE, VT_LOTS / 2);
+	lruvec->anon_cost = 1;
+	lruvec->file_cost = 1;
+	/* The refault snapshot the last reclaim round took; then refaults. */
+	vt_set_node_stat(test, &node, WORKINGSET_ACTIVATE_ANON, 1000);
+	vt_set_node_stat(test, &node, WORKINGSET_ACTIVATE_FILE, 1000);
+	lruvec->refaults[WORKINGSET_ANON] = 1000;
+	lruvec->refaults[WORKINGSET_FILE] = 1000;
+	if (c->file_refaulted)
+		vt_set_node_stat(test, &node, WORKINGSET_ACTIVATE_FILE, 1100);
+
+	prepare_scan_control(node.pgdat, &sc);
+	get_scan_count(lruvec, &sc, nr);
+
+	KUNIT_EXPECT_EQ_MSG(test, c->cache_trim_mode, (bool)sc.cache_trim_mode,
+			    "%s: cache_trim_mode", c->desc);
+	KUNIT_EXPECT_EQ_MSG(test, c->deactivate_file,
+			    !!(sc.may_deactivate & DEACTIVATE_FILE),
+			    "%s: may deactivate file", c->desc);
+	KUNIT_EXPECT_FALSE_MSG(test, sc.file_is_tiny, "%s: file_is_tiny", c->desc);
+	KUNIT_EXPECT_GT_MSG(test, nr[LRU_INACTIVE_FILE], 0UL,
+			    "%s: inactive file scanned", c->desc);
+	KUNIT_EXPECT_EQ_MSG(test, c->scan_anon, nr[LRU_INACTIVE_ANON] > 0,
+			    "%s: inactive anon scanned (nr %lu)", c->desc,
+			    nr[LRU_INACTIVE_ANON]);
+}
+
+static struct kunit_case vt_balance_test_cases[] = {
+	KUNIT_CASE_PARAM(prepare_scan_control_test, vt_balance_gen_params),
+	{}
+};
+
+static struct kunit_suite vt_balance_suite = {
+	.name = "mm_vmscan_scan_balance",
+	.test_cases = vt_balance_test_cases,
+};
+
+kunit_test_suites(&vt_mglru_suite, &vt_balance_suite);
 
 #endif /* CONFIG_MM_VMSCAN_KUNIT_TEST */
