@@ -445,11 +445,67 @@ static void folio_mark_accessed_refs_test(struct kunit *test)
 			    "saturated folio moved to the next generation");
 }
 
+/* -------------------------------------------------------------------------
+ * mm_vmscan_mglru: get_type_to_scan(), the refault feedback
+ */
+
+struct vt_type_case {
+	const char *desc;
+	unsigned long anon_refaulted, anon_total;	/* first tier */
+	unsigned long file_refaulted, file_total;
+	int swappiness;
+	int type;		/* expected: LRU_GEN_ANON or LRU_GEN_FILE */
+};
+
+/*
+ * The controller scans file if file's refault rate in the first tier,
+ * weighted by the gains (swappiness for anon, MAX_SWAPPINESS - swappiness
+ * for file), is not above anon's, or if file has had too few refaults
+ * (under MIN_LRU_BATCH) to judge; otherwise anon.
+ */
+static const struct vt_type_case vt_type_cases[] = {
+	{ "file refaults more: anon", 100, 10000, 5000, 10000, 100, LRU_GEN_ANON },
+	{ "file refaults less: file", 5000, 10000, 100, 10000, 100, LRU_GEN_FILE },
+	{ "too few file refaults to judge: file", 100, 10000, 10, 20, 100,
+	  LRU_GEN_FILE },
+	{ "equal rates, swappiness 60 (file cheaper): file", 1000, 10000, 1000,
+	  10000, 60, LRU_GEN_FILE },
+	{ "equal rates, swappiness 140 (anon cheaper): anon", 1000, 10000, 1000,
+	  10000, 140, LRU_GEN_ANON },
+};
+
+static void vt_type_case_desc(const struct vt_type_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(vt_type, vt_type_cases, vt_type_case_desc);
+
+static void get_type_to_scan_test(struct kunit *test)
+{
+	const struct vt_type_case *c = test->param_value;
+	struct vt_node node = vt_node_create(test);
+	struct lru_gen_folio *lrugen = &node.lruvec->lrugen;
+	int tier_idx = -1;
+
+	lrugen->avg_refaulted[LRU_GEN_ANON][0] = c->anon_refaulted;
+	lrugen->avg_total[LRU_GEN_ANON][0] = c->anon_total;
+	lrugen->avg_refaulted[LRU_GEN_FILE][0] = c->file_refaulted;
+	lrugen->avg_total[LRU_GEN_FILE][0] = c->file_total;
+
+	KUNIT_EXPECT_EQ_MSG(test, c->type,
+			    get_type_to_scan(node.lruvec, c->swappiness, &tier_idx),
+			    "%s: type (0 anon, 1 file)", c->desc);
+	KUNIT_EXPECT_TRUE_MSG(test, tier_idx >= 0 && tier_idx < MAX_NR_TIERS,
+			      "%s: tier_idx %d", c->desc, tier_idx);
+}
+
 static struct kunit_case vt_mglru_cases[] = {
 	KUNIT_CASE_PARAM(lru_gen_add_folio_test, vt_add_gen_params),
 	KUNIT_CASE(lru_gen_add_folio_unevictable_test),
 	KUNIT_CASE_PARAM(sort_folio_test, vt_sort_gen_params),
 	KUNIT_CASE(folio_mark_accessed_refs_test),
+	KUNIT_CASE_PARAM(get_type_to_scan_test, vt_type_gen_params),
 	{}
 };
 
