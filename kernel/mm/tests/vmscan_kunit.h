@@ -428,6 +428,8 @@ static void folio_mark_accessed_refs_test(struct kunit *test)
 	int max = BIT(LRU_REFS_WIDTH);
 	int n;
 
+	kunit_info(test, "LRU_REFS_WIDTH is %d in this configuration\n",
+		   LRU_REFS_WIDTH);
 	vt_enable_lru_gen(test);
 	for (n = 1; n <= max + 3; n++) {
 		folio_mark_accessed(folio);
