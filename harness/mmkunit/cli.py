@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from mmkunit import deps
 from mmkunit import export as ex
@@ -228,20 +229,31 @@ class Harness:
 			quiet=a.quiet)
 
 
-def cmd_run(h: Harness) -> int:
-	a = h.args
-	h.ensure_deps()
-	if a.in_place:
-		src = a.kernel.resolve()
-		tree = trees.user_tree(h.cache, src)
-	else:
-		tree = h.prepared_tree()
+@contextlib.contextmanager
+def _prepared(h: Harness) -> Iterator[Tuple[trees.PreparedTree, Path]]:
+	"""Holds the tree for this run, with the overlay applied.
+
+	Yields the harness's tree (its build directories) and the source tree
+	to build: with --in-place the user's own tree, which the overlay is
+	applied into; otherwise the harness's prepared copy.
+	"""
+	src = h.args.kernel.resolve() if h.args.in_place else None
+	tree = trees.user_tree(h.cache, src) if src else h.prepared_tree()
 	with tree.locked():
-		if a.in_place:
-			trees.apply_in_place(h.overlay, src)
+		if src:
+			changed = trees.apply_in_place(h.overlay, src)
+			print(f'mm-kunit: overlay applied in {src}'
+			      f' ({len(changed)} files written)')
 		else:
 			h.prepare(tree)
 			src = tree.src
+		yield tree, src
+
+
+def cmd_run(h: Harness) -> int:
+	a = h.args
+	h.ensure_deps()
+	with _prepared(h) as (tree, src):
 		build = tree.build_dir(a.arch)
 		results = a.results.resolve() if a.results else \
 			runner.new_results_dir(h.cache, a.arch)
@@ -259,18 +271,10 @@ def cmd_run(h: Harness) -> int:
 
 
 def cmd_prepare(h: Harness) -> int:
-	a = h.args
 	h.ensure_deps()
-	if a.in_place:
-		src = a.kernel.resolve()
-		changed = trees.apply_in_place(h.overlay, src)
-		print(f'mm-kunit: overlay applied in {src}'
-		      f' ({len(changed)} files written)')
-	else:
-		tree = h.prepared_tree()
-		with tree.locked():
-			src = h.prepare(tree).src
-		print(f'mm-kunit: prepared tree: {src}')
+	with _prepared(h) as (_, src):
+		if not h.args.in_place:
+			print(f'mm-kunit: prepared tree: {src}')
 	print('Run the suites there with:\n'
 	      f'  cd {src} && ./tools/testing/kunit/kunit.py run '
 	      f'--kunitconfig={runner.SUITES_KUNITCONFIG}')

@@ -335,12 +335,7 @@ static const struct ft_sync_case ft_sync_cases[] = {
 	{ "ra_pages 0 leaves mmap_miss", 0, 0, 1000, 7, 7, FT_RA_UNSET, 0, 0 },
 };
 
-static void ft_sync_case_desc(const struct ft_sync_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(ft_sync, ft_sync_cases, ft_sync_case_desc);
+KUNIT_ARRAY_PARAM_DESC(ft_sync, ft_sync_cases, desc);
 
 static void do_sync_mmap_readahead_test(struct kunit *test)
 {
@@ -434,12 +429,7 @@ static const struct ft_async_case ft_async_cases[] = {
 	{ "hit on a readahead mark", 5, 4, true },
 };
 
-static void ft_async_case_desc(const struct ft_async_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(ft_async, ft_async_cases, ft_async_case_desc);
+KUNIT_ARRAY_PARAM_DESC(ft_async, ft_async_cases, desc);
 
 static void do_async_mmap_readahead_test(struct kunit *test)
 {
@@ -486,12 +476,7 @@ static const struct ft_hit_case ft_hit_cases[] = {
 	{ "FAULT_FLAG_TRIED retry leaves mmap_miss", FAULT_FLAG_TRIED, 10 },
 };
 
-static void ft_hit_case_desc(const struct ft_hit_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(ft_hit, ft_hit_cases, ft_hit_case_desc);
+KUNIT_ARRAY_PARAM_DESC(ft_hit, ft_hit_cases, desc);
 
 static void filemap_fault_hit_test(struct kunit *test)
 {
@@ -578,12 +563,7 @@ static const struct ft_credit_case ft_credit_cases[] = {
 	{ "hit at 0 is clamped at 0", 0, 0, false },
 };
 
-static void ft_credit_case_desc(const struct ft_credit_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(ft_credit, ft_credit_cases, ft_credit_case_desc);
+KUNIT_ARRAY_PARAM_DESC(ft_credit, ft_credit_cases, desc);
 
 static void filemap_map_pages_credit_test(struct kunit *test)
 {
@@ -781,12 +761,7 @@ static const struct ft_recheck_case ft_recheck_cases[] = {
 	{ "PTE none", true, true, true, false, 0 },
 };
 
-static void ft_recheck_case_desc(const struct ft_recheck_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(ft_recheck, ft_recheck_cases, ft_recheck_case_desc);
+KUNIT_ARRAY_PARAM_DESC(ft_recheck, ft_recheck_cases, desc);
 
 static void filemap_fault_recheck_pte_none_test(struct kunit *test)
 {
@@ -827,12 +802,7 @@ static const struct ft_no_major_case ft_no_major_cases[] = {
 	{ "not VM_LOCKED: a major fault", false },
 };
 
-static void ft_no_major_case_desc(const struct ft_no_major_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(ft_no_major, ft_no_major_cases, ft_no_major_case_desc);
+KUNIT_ARRAY_PARAM_DESC(ft_no_major, ft_no_major_cases, desc);
 
 /*
  * What filemap_fault() does with the recheck: a private mapping whose page

@@ -208,14 +208,7 @@ static const struct swapin_nr_pages_case swapin_nr_pages_cases[] = {
 	{ "half the previous window beats the cap", 100, 500, 0, 4, 16, 8 },
 };
 
-static void swapin_nr_pages_case_desc(const struct swapin_nr_pages_case *c,
-				      char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(swapin_nr_pages, swapin_nr_pages_cases,
-		  swapin_nr_pages_case_desc);
+KUNIT_ARRAY_PARAM_DESC(swapin_nr_pages, swapin_nr_pages_cases, desc);
 
 static void swapin_nr_pages_test(struct kunit *test)
 {
@@ -358,14 +351,7 @@ static const struct swap_vma_ra_win_case swap_vma_ra_win_cases[] = {
 	},
 };
 
-static void swap_vma_ra_win_case_desc(const struct swap_vma_ra_win_case *c,
-				      char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(swap_vma_ra_win, swap_vma_ra_win_cases,
-		  swap_vma_ra_win_case_desc);
+KUNIT_ARRAY_PARAM_DESC(swap_vma_ra_win, swap_vma_ra_win_cases, desc);
 
 /* Run swap_vma_ra_win() for a fault at @address in @vma. */
 static unsigned int swap_ra_win_at(struct vm_area_struct *vma,
@@ -462,22 +448,43 @@ static struct folio *swap_ra_lookup(struct kunit *test,
 	return found;
 }
 
+struct swap_ra_vma_hit_case {
+	const char *desc;
+	bool readahead;		/* the folio found is marked readahead */
+	unsigned long hits, expected_hits;
+};
+
+/* Hits on readahead folios count per VMA, up to SWAP_RA_HITS_MAX. */
+static const struct swap_ra_vma_hit_case swap_ra_vma_hit_cases[] = {
+	{ "readahead folio: one more hit", true, 2, 3 },
+	{ "not a readahead folio: no hit", false, 2, 2 },
+	{ "readahead folio at SWAP_RA_HITS_MAX: saturated", true,
+	  SWAP_RA_HITS_MAX, SWAP_RA_HITS_MAX },
+};
+
+KUNIT_ARRAY_PARAM_DESC(swap_ra_vma_hit, swap_ra_vma_hit_cases, desc);
+
 static void swap_cache_get_folio_vma_hit_test(struct kunit *test)
 {
+	const struct swap_ra_vma_hit_case *c = test->param_value;
 	struct vm_area_struct *vma;
 	struct folio *folio;
 	unsigned long info;
 
 	swap_ra_use_vma_readahead(test);
-	folio = swap_ra_add_folio(test, SWAP_RA_OFFSET, true);
-	vma = swap_ra_hits_vma(test, 2);
+	folio = swap_ra_add_folio(test, SWAP_RA_OFFSET, c->readahead);
+	vma = swap_ra_hits_vma(test, c->hits);
 
-	KUNIT_ASSERT_PTR_EQ(test, folio, swap_ra_lookup(test, vma));
+	KUNIT_ASSERT_PTR_EQ_MSG(test, folio, swap_ra_lookup(test, vma),
+				"%s: lookup", c->desc);
 
+	/* The hits neither wrap nor spill into the window bits. */
 	info = atomic_long_read(&vma->swap_readahead_info);
-	KUNIT_EXPECT_EQ(test, 3UL, SWAP_RA_HITS(info));
-	KUNIT_EXPECT_EQ(test, 4UL, SWAP_RA_WIN(info));
-	KUNIT_EXPECT_EQ(test, 0, atomic_read(&swapin_readahead_hits));
+	KUNIT_EXPECT_EQ_MSG(test, c->expected_hits, SWAP_RA_HITS(info),
+			    "%s: VMA hits", c->desc);
+	KUNIT_EXPECT_EQ_MSG(test, 4UL, SWAP_RA_WIN(info), "%s: window", c->desc);
+	KUNIT_EXPECT_EQ_MSG(test, 0, atomic_read(&swapin_readahead_hits),
+			    "%s: global hits", c->desc);
 }
 
 static void swap_cache_get_folio_vma_hit_once_test(struct kunit *test)
@@ -496,42 +503,6 @@ static void swap_cache_get_folio_vma_hit_once_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 3UL,
 			SWAP_RA_HITS(atomic_long_read(&vma->swap_readahead_info)));
 	KUNIT_EXPECT_FALSE(test, folio_test_readahead(folio));
-}
-
-static void swap_cache_get_folio_vma_hits_max_test(struct kunit *test)
-{
-	struct vm_area_struct *vma;
-	struct folio *folio;
-	unsigned long info;
-
-	swap_ra_use_vma_readahead(test);
-	folio = swap_ra_add_folio(test, SWAP_RA_OFFSET, true);
-	vma = swap_ra_hits_vma(test, SWAP_RA_HITS_MAX);
-
-	KUNIT_ASSERT_PTR_EQ(test, folio, swap_ra_lookup(test, vma));
-
-	/* Saturated: neither wraps nor spills into the window bits. */
-	info = atomic_long_read(&vma->swap_readahead_info);
-	KUNIT_EXPECT_EQ(test, SWAP_RA_HITS_MAX, SWAP_RA_HITS(info));
-	KUNIT_EXPECT_EQ(test, 4UL, SWAP_RA_WIN(info));
-}
-
-static void swap_cache_get_folio_not_readahead_test(struct kunit *test)
-{
-	struct vm_area_struct *vma;
-	struct folio *folio;
-	unsigned long info;
-
-	swap_ra_use_vma_readahead(test);
-	folio = swap_ra_add_folio(test, SWAP_RA_OFFSET, false);
-	vma = swap_ra_hits_vma(test, 2);
-
-	KUNIT_ASSERT_PTR_EQ(test, folio, swap_ra_lookup(test, vma));
-
-	info = atomic_long_read(&vma->swap_readahead_info);
-	KUNIT_EXPECT_EQ(test, 2UL, SWAP_RA_HITS(info));
-	KUNIT_EXPECT_EQ(test, 4UL, SWAP_RA_WIN(info));
-	KUNIT_EXPECT_EQ(test, 0, atomic_read(&swapin_readahead_hits));
 }
 
 static void swap_cache_get_folio_miss_test(struct kunit *test)
@@ -564,14 +535,7 @@ static const struct swap_ra_global_case swap_ra_global_cases[] = {
 	{ "rotational swap device active", SWAP_RA_ROTATIONAL_SWAP },
 };
 
-static void swap_ra_global_case_desc(const struct swap_ra_global_case *c,
-				     char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(swap_ra_global, swap_ra_global_cases,
-		  swap_ra_global_case_desc);
+KUNIT_ARRAY_PARAM_DESC(swap_ra_global, swap_ra_global_cases, desc);
 
 static void swap_cache_get_folio_global_hit_test(struct kunit *test)
 {
@@ -606,10 +570,9 @@ static void swap_cache_get_folio_global_hit_test(struct kunit *test)
 static struct kunit_case swap_readahead_test_cases[] = {
 	KUNIT_CASE_PARAM(swapin_nr_pages_test, swapin_nr_pages_gen_params),
 	KUNIT_CASE_PARAM(swap_vma_ra_win_test, swap_vma_ra_win_gen_params),
-	KUNIT_CASE(swap_cache_get_folio_vma_hit_test),
+	KUNIT_CASE_PARAM(swap_cache_get_folio_vma_hit_test,
+			 swap_ra_vma_hit_gen_params),
 	KUNIT_CASE(swap_cache_get_folio_vma_hit_once_test),
-	KUNIT_CASE(swap_cache_get_folio_vma_hits_max_test),
-	KUNIT_CASE(swap_cache_get_folio_not_readahead_test),
 	KUNIT_CASE(swap_cache_get_folio_miss_test),
 	KUNIT_CASE_PARAM(swap_cache_get_folio_global_hit_test,
 			 swap_ra_global_gen_params),

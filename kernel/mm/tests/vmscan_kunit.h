@@ -192,12 +192,7 @@ static const struct vt_add_case vt_add_cases[] = {
 	{ "inactive page cache: second oldest", 0, false, 0, 1 },
 };
 
-static void vt_add_case_desc(const struct vt_add_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(vt_add, vt_add_cases, vt_add_case_desc);
+KUNIT_ARRAY_PARAM_DESC(vt_add, vt_add_cases, desc);
 
 /* The access count beyond PG_referenced, without PG_workingset. */
 static unsigned long vt_refs_field(struct folio *folio)
@@ -314,12 +309,7 @@ static const struct vt_sort_case vt_sort_cases[] = {
 	{ "no refs: left for eviction", false, 0, 0, false, VT_LEFT },
 };
 
-static void vt_sort_case_desc(const struct vt_sort_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(vt_sort, vt_sort_cases, vt_sort_case_desc);
+KUNIT_ARRAY_PARAM_DESC(vt_sort, vt_sort_cases, desc);
 
 /* Give @folio the refs folio_lru_refs() reports: -1 for saturated. */
 static int vt_give_refs(struct folio *folio, int refs)
@@ -476,12 +466,7 @@ static const struct vt_type_case vt_type_cases[] = {
 	  10000, 140, LRU_GEN_ANON },
 };
 
-static void vt_type_case_desc(const struct vt_type_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(vt_type, vt_type_cases, vt_type_case_desc);
+KUNIT_ARRAY_PARAM_DESC(vt_type, vt_type_cases, desc);
 
 static void get_type_to_scan_test(struct kunit *test)
 {
@@ -650,12 +635,7 @@ static const struct vt_balance_case vt_balance_cases[] = {
 	  true, false, false, false, 0, false, true, false },
 };
 
-static void vt_balance_case_desc(const struct vt_balance_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(vt_balance, vt_balance_cases, vt_balance_case_desc);
+KUNIT_ARRAY_PARAM_DESC(vt_balance, vt_balance_cases, desc);
 
 static void prepare_scan_control_test(struct kunit *test)
 {
