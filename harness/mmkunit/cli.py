@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -449,7 +450,14 @@ HANDLERS: Dict[str, Callable[[Harness], int]] = {
 }
 
 
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+	# Unwind like Ctrl-C, so that a cancelled run (a CI job, say) takes a
+	# mutant out of the prepared tree again before it exits.
+	raise SystemExit(128 + signum)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
+	signal.signal(signal.SIGTERM, _exit_on_sigterm)
 	args = parse_args(sys.argv[1:] if argv is None else argv)
 	try:
 		return HANDLERS[args.command](Harness(args))

@@ -60,6 +60,10 @@ FAKE_KUNIT_PY = textwrap.dedent('''\
 		sys.exit('kunit.py: error: unrecognized arguments: --jobs')
 	if args[0] == 'config':
 		sys.exit(0)
+	if os.environ.get('FAKE_KUNIT_TERM_PARENT'):
+		import signal, time
+		os.kill(os.getppid(), signal.SIGTERM)
+		time.sleep(2)
 	if os.path.exists(os.path.join(run, 'console.log')):
 		shutil.copy(os.path.join(run, 'console.log'),
 			    os.path.join(opts['build_dir'], 'test.log'))

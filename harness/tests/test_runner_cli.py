@@ -351,3 +351,15 @@ def test_header_mutants_build_last(overlay_dir: Path) -> None:
 	c = ov.Patch('z-code.patch', m.path, m.text, ('mm/x.c',))
 	assert [p.name for p in mu.build_order([h, c])] == ['z-code.patch',
 							    'a-header.patch']
+
+
+def test_terminated_mutant_run_takes_the_mutant_out(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	cache = tmp_path / 'c'
+	env = env_for(overlay_dir, PASS_RUN)
+	env['FAKE_KUNIT_TERM_PARENT'] = '1'
+	p = run_cli('mutants', '--kernel', str(kernel_tree), '--cache', str(cache),
+		    '--no-install', env=env)
+	assert p.returncode == 143, p.stdout + p.stderr
+	src = next(cache.glob('trees/*/src'))
+	assert b'x + 1' in (src / 'mm/foo.c').read_bytes(), 'mutant left applied'
