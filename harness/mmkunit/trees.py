@@ -25,7 +25,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tarfile
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence
 
