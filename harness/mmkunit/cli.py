@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime
+import json
 import os
 import signal
 import subprocess
@@ -18,6 +20,7 @@ from mmkunit import deps
 from mmkunit import export as ex
 from mmkunit import mutants as mu
 from mmkunit import overlay as ov
+from mmkunit import reports
 from mmkunit import runner
 from mmkunit import trees
 
@@ -83,6 +86,9 @@ def _run_opts(p: argparse.ArgumentParser) -> None:
 		       'directory under CACHE/results)')
 	p.add_argument('-q', '--quiet', action='store_true',
 		       help='do not echo kunit.py; print only the summary')
+	p.add_argument('--no-ccache', action='store_true',
+		       help='compile without ccache (default: with ccache, its '
+		       'cache in CACHE/ccache or $MM_KUNIT_CCACHE_DIR)')
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -194,9 +200,17 @@ class Harness:
 			reqs += deps.SOURCE
 		if getattr(self.args, 'arch', 'um') == 'x86_64':
 			reqs += deps.X86_64
+		if self.ccache:
+			reqs += deps.CCACHE
 		for group in extra:
 			reqs += group
 		deps.ensure(reqs, allow_install=not self.args.no_install)
+
+	@property
+	def ccache(self) -> bool:
+		"""Whether builds go through ccache (the commands that build)."""
+		return (hasattr(self.args, 'no_ccache') and
+			not self.args.no_ccache)
 
 	def source_tree(self) -> Path:
 		"""The unmodified kernel sources: the user's or the tarball's."""
@@ -221,13 +235,44 @@ class Harness:
 		a = self.args
 		configs = [KUNIT_CONFIGS / f'{a.arch}.config']
 		qemu_args = KUNIT_CONFIGS / f'{a.arch}.qemu_args'
+		cc = runner.RunOptions()
+		if self.ccache:
+			cc = runner.ccache_options(
+				Path(os.environ.get('MM_KUNIT_CCACHE_DIR') or
+				     self.cache / 'ccache'), self.cache)
 		return runner.RunOptions(
 			arch=a.arch, filter_glob=getattr(a, 'filter_glob', None),
 			kunit_args=a.kunit_args, jobs=a.jobs,
 			kunitconfigs=[c for c in configs if c.is_file()],
 			qemu_args=(' '.join(qemu_args.read_text().split())
 				   if qemu_args.is_file() else ''),
-			quiet=a.quiet)
+			quiet=a.quiet, make_options=cc.make_options, env=cc.env)
+
+
+	def report_context(self, tree: trees.PreparedTree,
+			   opts: runner.RunOptions) -> reports.Context:
+		"""What the JUnit and KCIDB reports say about a run."""
+		ov_ = self.overlay
+		patches = [(p.name, p.text + b''.join(ov_.contents[f]
+						      for f in p.new_files))
+			   for p in ov_.patches]
+		env = ('UML' if opts.arch == 'um' else
+		       f'QEMU {opts.arch} (TCG) {opts.qemu_args}'.strip())
+		return reports.Context(
+			arch=opts.arch,
+			started=datetime.datetime.now(datetime.timezone.utc),
+			source=(self.args.kernel.resolve() if self.args.kernel
+				else tree.source),
+			patches=patches, environment=env,
+			command=' '.join(['./run_kunit.sh'] + sys.argv[1:]))
+
+
+def write_reports(result: runner.RunResult, ctx: reports.Context) -> None:
+	"""junit.xml and kcidb.json in the run's results directory."""
+	d = result.results_dir
+	(d / 'junit.xml').write_text(reports.junit_xml(result, ctx))
+	(d / 'kcidb.json').write_text(
+		json.dumps(reports.kcidb(result, ctx), indent=1) + '\n')
 
 
 @contextlib.contextmanager
@@ -259,7 +304,10 @@ def cmd_run(h: Harness) -> int:
 		results = a.results.resolve() if a.results else \
 			runner.new_results_dir(h.cache, a.arch)
 		trees.progress(f'running kunit.py in {src} (build: {build})')
-		result = runner.run_kunit(src, build, h.run_options(), results)
+		opts = h.run_options()
+		ctx = h.report_context(tree, opts)
+		result = runner.run_kunit(src, build, opts, results)
+		write_reports(result, ctx)
 	if result.error:
 		print(f'mm-kunit: error: {result.error}', file=sys.stderr)
 	for case in result.failed:
@@ -389,8 +437,15 @@ def before_fix_trees(overlay: ov.Overlay) -> List[Tuple[List[str], List[str]]]:
 
 def cmd_selftest(h: Harness) -> int:
 	deps.ensure(deps.SELFTEST + deps.BUILD, allow_install=not h.args.no_install)
+	pypi = deps.ensure_pypi(
+		deps.SELFTEST_PYPI,
+		h.cache / f'python{sys.version_info[0]}.{sys.version_info[1]}',
+		allow_install=not h.args.no_install)
 	cmd = [sys.executable, '-m', 'pytest', '-q', str(REPO / 'harness' / 'tests')]
-	return subprocess.run(cmd + list(h.args.pytest_args), cwd=REPO).returncode
+	path = os.pathsep.join(filter(None, [str(pypi),
+					     os.environ.get('PYTHONPATH')]))
+	return subprocess.run(cmd + list(h.args.pytest_args), cwd=REPO,
+			      env=dict(os.environ, PYTHONPATH=path)).returncode
 
 
 def _on_arch(arch: str, fn: Callable[[Harness], int],

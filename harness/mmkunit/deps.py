@@ -8,6 +8,7 @@ import importlib.util
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence
 
@@ -45,6 +46,8 @@ BUILD = (
 	Requirement('xz-utils', command='xz'),
 	Requirement('perl', command='perl'),
 )
+# The compiler cache (not with --no-ccache).
+CCACHE = (Requirement('ccache', command='ccache'),)
 # The default kernel tree.
 SOURCE = (Requirement(DEFAULT_PACKAGE, path=DEFAULT_TARBALL),)
 # Running under QEMU on x86_64.
@@ -53,16 +56,20 @@ X86_64 = (
 	Requirement('libelf-dev', path=Path('/usr/include/libelf.h')),
 )
 # The harness's own tests.
-SELFTEST = (Requirement('python3-pytest', module='pytest'),)
+SELFTEST = (Requirement('python3-pytest', module='pytest'),
+	    Requirement('python3-pip', module='pip'))
+# What the harness's own tests need from PyPI (not in Debian): the KCIDB
+# schema the KCIDB reports are validated against.
+SELFTEST_PYPI = ('kcidb-io==141',)
 
 
 class MissingDependencies(Exception):
 	"""Raised when packages are missing and cannot be installed here."""
 
-	def __init__(self, packages: Sequence[str]) -> None:
+	def __init__(self, packages: Sequence[str], message: str = '') -> None:
 		self.packages = list(packages)
 		super().__init__(
-			'missing Debian packages: ' + ' '.join(self.packages) +
+			message or 'missing Debian packages: ' + ' '.join(self.packages) +
 			'\nInstall them as root with:\n  ' + install_command(self.packages))
 
 
@@ -100,3 +107,41 @@ def ensure(reqs: Sequence[Requirement], allow_install: bool = True,
 	still = missing(reqs, which)
 	if still:
 		raise MissingDependencies(still)
+
+
+def pip_command(packages: Sequence[str], target: Path) -> List[str]:
+	return [sys.executable, '-m', 'pip', 'install', '-q', '--no-warn-conflicts',
+		'--root-user-action=ignore',
+		'--disable-pip-version-check', '--target', str(target),
+		*packages]
+
+
+def ensure_pypi(packages: Sequence[str], target: Path,
+		allow_install: bool = True) -> Path:
+	"""Installs PyPI packages into target, once, for the running Python.
+
+	Nothing is installed into the system: target is a directory of the
+	cache that goes on PYTHONPATH. Returns target.
+	"""
+	want = '\n'.join(packages) + '\n'
+	stamp = target / '.mm-kunit-installed'
+	if stamp.is_file() and stamp.read_text() == want:
+		return target
+	cmd = pip_command(packages, target)
+	if not allow_install:
+		raise MissingDependencies(
+			[], f'missing PyPI packages: {" ".join(packages)}; install '
+			f'them with:\n  {" ".join(cmd)}')
+	progress(f'installing {" ".join(packages)} from PyPI into {target}')
+	tmp = target.with_name(target.name + '.installing')
+	shutil.rmtree(tmp, ignore_errors=True)
+	proc = subprocess.run(pip_command(packages, tmp), check=False)
+	if proc.returncode != 0:
+		shutil.rmtree(tmp, ignore_errors=True)
+		raise MissingDependencies(
+			[], f'pip could not install {" ".join(packages)} '
+			f'(exit {proc.returncode}); the command was:\n  {" ".join(cmd)}')
+	(tmp / stamp.name).write_text(want)
+	shutil.rmtree(target, ignore_errors=True)
+	os.replace(tmp, target)
+	return target

@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
+from mmkunit import ktap
+
 KUNIT_PY = 'tools/testing/kunit/kunit.py'
 # The project's suites, as a kunit.py --kunitconfig argument (a directory).
 SUITES_KUNITCONFIG = 'mm/tests'
@@ -32,6 +34,10 @@ class CaseResult:
 	"""One leaf test case; a parameterised test gives one per row."""
 	name: str  # suite.test or suite.test.row
 	status: Status
+	# From the KTAP output, where it has the case: its lines (the failed
+	# expectations, the skip reason) and its duration in seconds.
+	log: str = ''
+	duration: Optional[float] = None
 
 
 @dataclasses.dataclass
@@ -42,6 +48,11 @@ class RunResult:
 	error: str = ''
 	# Kernel warnings printed while the tests ran.
 	complaints: List[str] = dataclasses.field(default_factory=list)
+	# Whether a kernel was built and booted (it printed KTAP).
+	booted: bool = False
+	# Wall time of the build and of the whole run, in seconds.
+	build_seconds: Optional[float] = None
+	seconds: float = 0.0
 
 	def count(self, status: Status) -> int:
 		return sum(1 for c in self.cases if c.status == status)
@@ -92,34 +103,32 @@ def parse_kunit_json(text: str) -> List[CaseResult]:
 	return cases
 
 
-_KTAP_START = re.compile(r'^(.*?)(?:KTAP|TAP) version [0-9]+$')
-# Where the kernel's console output stops being test output.
-_KTAP_END = re.compile(r'\s*(List of all partitions:|'
-		       r'Kernel panic - not syncing: VFS:|reboot: System halted)')
+def with_ktap(cases: List[CaseResult],
+	      ktap_cases: Sequence[ktap.KtapCase]) -> List[CaseResult]:
+	"""kunit.py's verdicts, with each case's log and duration from KTAP."""
+	by_name: Dict[str, List[ktap.KtapCase]] = {}
+	for kc in ktap_cases:
+		by_name.setdefault(kc.name, []).append(kc)
+	out = []
+	for case in cases:
+		found = by_name.get(case.name)
+		if found:
+			kc = found.pop(0)
+			case = dataclasses.replace(case, log=kc.log,
+						   duration=kc.duration)
+		out.append(case)
+	return out
+
+
+# kunit.py run's last line: "Elapsed time: 9.8s total, 0.0s configuring,
+# 3.3s building, 6.5s running".
+_ELAPSED = re.compile(r'Elapsed time: [0-9.]+s total, [0-9.]+s configuring, '
+		      r'([0-9.]+)s building')
 
 
 def extract_ktap(console: str) -> str:
-	"""The KTAP lines of the kernel's console output.
-
-	The same rule as kunit.py's: output starts at the first "(K)TAP
-	version" line and ends at the kernel's halt; as many characters as
-	stood in front of the version line (a console prefix) are cut from
-	each line.
-	"""
-	out: List[str] = []
-	prefix_len: Optional[int] = None
-	for line in console.splitlines():
-		line = line.rstrip()
-		if prefix_len is None:
-			m = _KTAP_START.match(line)
-			if m:
-				prefix_len = len(m.group(1))
-				out.append(line[prefix_len:] + '\n')
-		elif _KTAP_END.match(line):
-			break
-		else:
-			out.append(line[prefix_len:] + '\n')
-	return ''.join(out)
+	"""The KTAP lines of the kernel's console output (see ktap.ktap_lines)."""
+	return ''.join(line.text + '\n' for line in ktap.ktap_lines(console))
 
 
 _KERNEL_COMPLAINT = re.compile(
@@ -143,6 +152,25 @@ class RunOptions:
 	kunitconfigs: Sequence[Path] = ()
 	qemu_args: str = ''
 	quiet: bool = False
+	# make VAR=value options for every build (the compiler cache's CC=).
+	make_options: Sequence[str] = ()
+	# Added to the environment of kunit.py and make.
+	env: Dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+def ccache_options(ccache_dir: Path, base_dir: Path) -> RunOptions:
+	"""Options that put gcc behind ccache, its cache in ccache_dir.
+
+	Paths under base_dir (the harness's cache) are hashed relative to the
+	build directory, so a tree prepared anew, or in another cache
+	directory, finds the objects an earlier build left in ccache_dir.
+	"""
+	return RunOptions(
+		make_options=('CC=ccache gcc', 'HOSTCC=ccache gcc'),
+		env={'CCACHE_DIR': str(ccache_dir),
+		     'CCACHE_BASEDIR': str(base_dir),
+		     # The build directory's path must not split the cache.
+		     'CCACHE_NOHASHDIR': 'true'})
 
 
 def kunit_command(tree: Path, build_dir: Path, opts: RunOptions,
@@ -153,6 +181,8 @@ def kunit_command(tree: Path, build_dir: Path, opts: RunOptions,
 	       f'--kunitconfig={SUITES_KUNITCONFIG}']
 	if subcommand in ('run', 'build'):
 		cmd.append(f'--jobs={opts.jobs}')
+	if subcommand in ('run', 'build', 'config'):
+		cmd += [f'--make_options={o}' for o in opts.make_options]
 	cmd += [f'--kunitconfig={k}' for k in opts.kunitconfigs]
 	if opts.qemu_args:
 		cmd.append(f'--qemu_args={opts.qemu_args}')
@@ -164,12 +194,14 @@ def kunit_command(tree: Path, build_dir: Path, opts: RunOptions,
 	return cmd
 
 
-def _stream(cmd: List[str], cwd: Path, out: Any, quiet: bool) -> int:
+def _stream(cmd: List[str], cwd: Path, out: Any, quiet: bool,
+	    env: Optional[Dict[str, str]] = None) -> int:
 	out.write('$ ' + ' '.join(cmd) + '\n')
 	out.flush()
 	proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE,
 				stderr=subprocess.STDOUT, text=True,
-				errors='replace')
+				errors='replace',
+				env=dict(os.environ, **env) if env else None)
 	assert proc.stdout is not None
 	for line in proc.stdout:
 		out.write(line)
@@ -188,7 +220,7 @@ def configure(tree: Path, build_dir: Path, opts: RunOptions,
 	"""kunit.py config: writes build_dir/.config for the suites."""
 	with open(log, 'w') as out:
 		rc = _stream(kunit_command(tree, build_dir, opts, Path(),
-					   'config'), tree, out, opts.quiet)
+					   'config'), tree, out, opts.quiet, opts.env)
 	if rc != 0:
 		raise ConfigError(f'kunit.py config failed; see {log}')
 
@@ -209,31 +241,42 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 	json_path = results_dir / 'results.json'
 	json_path.unlink(missing_ok=True)
 	(build_dir / 'test.log').unlink(missing_ok=True)
+	started = time.monotonic()
+	build_seconds: Optional[float] = None
 	with open(results_dir / 'kunit.out', 'w') as out:
 		if prebuilt_config:
 			make = ['make', f'ARCH={opts.arch}', f'O={build_dir}',
-				f'--jobs={opts.jobs}']
-			if _stream(make, tree, out, opts.quiet) != 0:
+				f'--jobs={opts.jobs}', *opts.make_options]
+			if _stream(make, tree, out, opts.quiet, opts.env) != 0:
 				return RunResult(2, [], results_dir,
 						 error='the kernel did not build; see '
-						 f'{results_dir / "kunit.out"}')
+						 f'{results_dir / "kunit.out"}',
+						 seconds=time.monotonic() - started)
+			build_seconds = time.monotonic() - started
 		returncode = _stream(
 			kunit_command(tree, build_dir, opts, json_path,
 				      'exec' if prebuilt_config else 'run'),
-			tree, out, opts.quiet)
-	result = RunResult(returncode, [], results_dir)
+			tree, out, opts.quiet, opts.env)
+	result = RunResult(returncode, [], results_dir,
+			   seconds=time.monotonic() - started)
+	m = _ELAPSED.search((results_dir / 'kunit.out').read_text(errors='replace'))
+	result.build_seconds = float(m.group(1)) if m else build_seconds
 	console = build_dir / 'test.log'
+	lines: List[ktap.KtapLine] = []
 	if console.is_file():
 		shutil.copyfile(console, results_dir / 'console.log')
-		ktap = extract_ktap(console.read_text(errors='replace'))
-		(results_dir / 'ktap.log').write_text(ktap)
-		result.complaints = kernel_complaints(ktap)
+		lines = ktap.ktap_lines(console.read_text(errors='replace'))
+		text = ''.join(line.text + '\n' for line in lines)
+		(results_dir / 'ktap.log').write_text(text)
+		result.complaints = kernel_complaints(text)
+		result.booted = bool(lines)
 	if not json_path.is_file():
 		result.error = (f'kunit.py exited {returncode} without results '
 				f'(see {results_dir / "kunit.out"})')
 		return result
 	try:
-		result.cases = parse_kunit_json(json_path.read_text())
+		result.cases = with_ktap(parse_kunit_json(json_path.read_text()),
+					 ktap.ktap_cases(lines))
 	except ResultsError as e:
 		result.error = str(e)
 		return result

@@ -146,9 +146,17 @@ def snapshot(tree: Path) -> Dict[str, bytes]:
 		for p in sorted(tree.rglob('*')) if p.is_file()}
 
 
+# What the harness finds on PATH in these tests besides the system's: a
+# ccache that is never run (the fake kunit.py compiles nothing), so that the
+# tests do not depend on the host having one.
+FAKE_BIN = Path(__file__).resolve().parent / 'bin'
+
+
 def run_cli(*args: str, env: Dict[str, str] = {},
 	    cwd: Path = REPO) -> subprocess.CompletedProcess:
 	full_env = dict(os.environ, **env)
+	full_env['PATH'] = f'{FAKE_BIN}{os.pathsep}{full_env.get("PATH", "")}'
+
 	return subprocess.run([str(REPO / 'run_kunit.sh'), *args], cwd=cwd,
 			      env=full_env, capture_output=True, text=True,
 			      timeout=120)

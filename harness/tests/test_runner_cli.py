@@ -12,8 +12,9 @@ import json
 import os
 import re
 import shutil
+import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Dict
+from typing import Dict, Tuple
 
 import pytest
 
@@ -116,7 +117,25 @@ def test_run_passing(overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> No
 	assert json.loads((res / 'results.json').read_text())['sub_groups']
 	assert (res / 'ktap.log').read_text().startswith('KTAP version 1\n')
 	assert (res / 'console.log').is_file() and (res / 'kunit.out').is_file()
+	junit = ET.parse(res / 'junit.xml').getroot()
+	assert (junit.get('tests'), junit.get('failures')) == ('38', '0')
+	kcidb = json.loads((res / 'kcidb.json').read_text())
+	assert len(kcidb['tests']) == 38
+	assert kcidb['builds'][0]['architecture'] == 'um'
 	assert snapshot(kernel_tree) == before
+
+
+@pytest.mark.parametrize('flags, ccache', [((), True), (('--no-ccache',), False)])
+def test_run_compiles_through_ccache(overlay_dir: Path, kernel_tree: Path,
+				     tmp_path: Path, flags: Tuple[str, ...],
+				     ccache: bool) -> None:
+	cache = tmp_path / 'c'
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(cache),
+		    '--no-install', *flags, env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 0, p.stderr
+	argv = next(cache.glob('trees/*/build-um/kunit-argv.txt')).read_text()
+	assert ('--make_options=CC=ccache gcc' in argv) == ccache
+	assert ('--make_options=HOSTCC=ccache gcc' in argv) == ccache
 
 
 def test_run_failing(overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
@@ -126,6 +145,9 @@ def test_run_failing(overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> No
 	assert ('mm-kunit: FAIL: mm_swap_readahead.swapin_nr_pages_test.'
 		'no hits, adjacent backward') in p.stdout
 	assert p.stdout.splitlines()[-1] == 'mm-kunit: 37 passed, 1 failed, 0 skipped'
+	failures = ET.parse(results_dir(p.stdout) / 'junit.xml').findall('.//failure')
+	assert len(failures) == 1
+	assert 'swap_state_kunit.h:224' in failures[0].get('message')
 
 
 def test_run_without_results(overlay_dir: Path, kernel_tree: Path,

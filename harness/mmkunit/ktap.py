@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Reading the KTAP output of the kernel's console, test case by test case.
+
+With CONFIG_PRINTK_TIME (the harness's kunit-configs enable it) each
+console line carries a timestamp, which gives each leaf test case its
+duration; KTAP itself has none.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import textwrap
+from typing import Dict, List, Optional, Sequence
+
+# printk's timestamp, "[   12.345678] ".
+_TIMESTAMP = re.compile(r'^\[\s*(\d+\.\d+)\] ?')
+_KTAP_START = re.compile(r'^(.*?)(?:KTAP|TAP) version [0-9]+$')
+# Where the kernel's console output stops being test output.
+_KTAP_END = re.compile(r'\s*(List of all partitions:|'
+		       r'Kernel panic - not syncing: VFS:|reboot: System halted)')
+_RESULT = re.compile(r'^(\s*)(not ok|ok) [0-9]+( - )?([^#]*)( # .*)?$')
+_SKIP = re.compile(r'^ # SKIP ?(.*)$', re.IGNORECASE)
+# Lines after which a new test's output starts.
+_HEADER = re.compile(r'^\s*(KTAP version [0-9]+|# Subtest: .*|1\.\.[0-9]+)$')
+_SUBTEST = re.compile(r'^(\s*)# Subtest: (.*)$')
+
+
+@dataclasses.dataclass(frozen=True)
+class KtapLine:
+	text: str  # without the console prefix
+	time: Optional[float]  # printk timestamp, seconds since boot
+
+
+def ktap_lines(console: str) -> List[KtapLine]:
+	"""The KTAP lines of the kernel's console output, with their times.
+
+	The same rule as kunit.py's: output starts at the first "(K)TAP
+	version" line and ends at the kernel's halt; as many characters as
+	stood in front of the version line (a console prefix) are cut from
+	each line.
+	"""
+	out: List[KtapLine] = []
+	prefix_len: Optional[int] = None
+	for line in console.splitlines():
+		line = line.rstrip()
+		if prefix_len is None:
+			m = _KTAP_START.match(line)
+			if not m:
+				continue
+			prefix_len = len(m.group(1))
+		elif _KTAP_END.match(line):
+			break
+		t = _TIMESTAMP.match(line)
+		out.append(KtapLine(line[prefix_len:],
+				    float(t.group(1)) if t else None))
+	return out
+
+
+@dataclasses.dataclass(frozen=True)
+class KtapCase:
+	"""What the KTAP output says about one leaf test case."""
+	name: str  # suite.test or suite.test.row, as kunit.py names it
+	ok: bool
+	skip_reason: Optional[str]
+	log: str  # its lines, from after the previous result to its own
+	duration: Optional[float]
+
+
+def ktap_cases(lines: Sequence[KtapLine]) -> List[KtapCase]:
+	"""The leaf test cases (tests without subtests, and rows) of KTAP."""
+	cases: List[KtapCase] = []
+	names: Dict[int, str] = {}  # indent -> the subtest it opens
+	start = 0  # first line of the current test's output
+	# Indent of the last result line: a result less indented than the
+	# one before closes a test that had subtests (rows), not a leaf.
+	last_indent: Optional[int] = None
+	for i, line in enumerate(lines):
+		sub = _SUBTEST.match(line.text)
+		if sub:
+			indent = len(sub.group(1))
+			names[indent] = sub.group(2).strip()
+			for deeper in [k for k in names if k > indent]:
+				del names[deeper]
+		m = _RESULT.match(line.text)
+		if m:
+			indent = len(m.group(1))
+			is_leaf = last_indent is None or indent >= last_indent
+			last_indent = indent
+			if is_leaf and indent > 0:
+				path = [names[k] for k in sorted(names) if k <= indent]
+				directive = _SKIP.match(m.group(5) or '')
+				t0 = lines[start - 1].time if start else None
+				t1 = line.time
+				cases.append(KtapCase(
+					name='.'.join(path + [m.group(4).strip()]),
+					ok=m.group(2) == 'ok',
+					skip_reason=(directive.group(1).strip()
+						     if directive else None),
+					log=textwrap.dedent(''.join(
+						ln.text + '\n' for ln in lines[start:i + 1])),
+					duration=(round(t1 - t0, 6) if t0 is not None
+						  and t1 is not None else None)))
+			start = i + 1
+		elif _HEADER.match(line.text):
+			start = i + 1
+	return cases
