@@ -20,6 +20,7 @@ from mmkunit import deps
 from mmkunit import export as ex
 from mmkunit import mutants as mu
 from mmkunit import overlay as ov
+from mmkunit import progress
 from mmkunit import reports
 from mmkunit import runner
 from mmkunit import trees
@@ -514,6 +515,7 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 def main(argv: Optional[Sequence[str]] = None) -> int:
 	signal.signal(signal.SIGTERM, _exit_on_sigterm)
 	args = parse_args(sys.argv[1:] if argv is None else argv)
+	progress.set_quiet(getattr(args, 'quiet', False))
 	try:
 		return HANDLERS[args.command](Harness(args))
 	except deps.MissingDependencies as e:

@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence
 
-from mmkunit.trees import DEFAULT_PACKAGE, DEFAULT_TARBALL, progress
+from mmkunit.progress import step
+from mmkunit.trees import DEFAULT_PACKAGE, DEFAULT_TARBALL
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,13 +98,13 @@ def ensure(reqs: Sequence[Requirement], allow_install: bool = True,
 	euid = os.geteuid() if euid is None else euid
 	if euid != 0 or not allow_install:
 		raise MissingDependencies(pkgs)
-	progress(f'installing {" ".join(pkgs)} from Debian')
 	env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
-	subprocess.run(['apt-get', 'update', '-q'], check=True, env=env,
-		       stdout=subprocess.DEVNULL)
-	subprocess.run(['apt-get', 'install', '-y', '-q',
-			'--no-install-recommends'] + pkgs, check=True, env=env,
-		       stdout=subprocess.DEVNULL)
+	with step(f'installing {" ".join(pkgs)} from Debian'):
+		subprocess.run(['apt-get', 'update', '-q'], check=True, env=env,
+			       stdout=subprocess.DEVNULL)
+		subprocess.run(['apt-get', 'install', '-y', '-q',
+				'--no-install-recommends'] + pkgs, check=True,
+			       env=env, stdout=subprocess.DEVNULL)
 	still = missing(reqs, which)
 	if still:
 		raise MissingDependencies(still)
@@ -132,10 +133,10 @@ def ensure_pypi(packages: Sequence[str], target: Path,
 		raise MissingDependencies(
 			[], f'missing PyPI packages: {" ".join(packages)}; install '
 			f'them with:\n  {" ".join(cmd)}')
-	progress(f'installing {" ".join(packages)} from PyPI into {target}')
 	tmp = target.with_name(target.name + '.installing')
 	shutil.rmtree(tmp, ignore_errors=True)
-	proc = subprocess.run(pip_command(packages, tmp), check=False)
+	with step(f'installing {" ".join(packages)} from PyPI into {target}'):
+		proc = subprocess.run(pip_command(packages, tmp), check=False)
 	if proc.returncode != 0:
 		shutil.rmtree(tmp, ignore_errors=True)
 		raise MissingDependencies(

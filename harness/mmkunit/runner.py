@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from mmkunit import ktap
+from mmkunit import progress
 
 KUNIT_PY = 'tools/testing/kunit/kunit.py'
 # The project's suites, as a kunit.py --kunitconfig argument (a directory).
@@ -195,20 +196,31 @@ def kunit_command(tree: Path, build_dir: Path, opts: RunOptions,
 
 
 def _stream(cmd: List[str], cwd: Path, out: Any, quiet: bool,
-	    env: Optional[Dict[str, str]] = None) -> int:
+	    env: Optional[Dict[str, str]] = None,
+	    build_dir: Optional[Path] = None) -> int:
+	"""Runs cmd, logging its output to out and, unless quiet, echoing it.
+
+	While it runs silent (a build), a heartbeat says it is still working
+	and, given the build directory, how many objects it compiled.
+	"""
 	out.write('$ ' + ' '.join(cmd) + '\n')
 	out.flush()
-	proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE,
-				stderr=subprocess.STDOUT, text=True,
-				errors='replace',
-				env=dict(os.environ, **env) if env else None)
-	assert proc.stdout is not None
-	for line in proc.stdout:
-		out.write(line)
-		if not quiet:
-			sys.stdout.write(line)
-			sys.stdout.flush()
-	return proc.wait()
+	what = (f'in kunit.py {cmd[2]}' if cmd[1:2] and cmd[1].endswith(KUNIT_PY)
+		else f'in {cmd[0]}')
+	detail = progress.objects_built(build_dir, time.time()) if build_dir else None
+	with progress.Heartbeat(what, detail) as hb:
+		proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE,
+					stderr=subprocess.STDOUT, text=True,
+					errors='replace',
+					env=dict(os.environ, **env) if env else None)
+		assert proc.stdout is not None
+		for line in proc.stdout:
+			out.write(line)
+			if not quiet:
+				sys.stdout.write(line)
+				sys.stdout.flush()
+				hb.touch()
+		return proc.wait()
 
 
 class ConfigError(Exception):
@@ -247,7 +259,8 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 		if prebuilt_config:
 			make = ['make', f'ARCH={opts.arch}', f'O={build_dir}',
 				f'--jobs={opts.jobs}', *opts.make_options]
-			if _stream(make, tree, out, opts.quiet, opts.env) != 0:
+			if _stream(make, tree, out, opts.quiet, opts.env,
+				   build_dir) != 0:
 				return RunResult(2, [], results_dir,
 						 error='the kernel did not build; see '
 						 f'{results_dir / "kunit.out"}',
@@ -256,7 +269,7 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 		returncode = _stream(
 			kunit_command(tree, build_dir, opts, json_path,
 				      'exec' if prebuilt_config else 'run'),
-			tree, out, opts.quiet, opts.env)
+			tree, out, opts.quiet, opts.env, build_dir)
 	result = RunResult(returncode, [], results_dir,
 			   seconds=time.monotonic() - started)
 	m = _ELAPSED.search((results_dir / 'kunit.out').read_text(errors='replace'))

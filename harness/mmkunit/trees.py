@@ -24,11 +24,11 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence
 
 from mmkunit import overlay as ov
+from mmkunit.progress import progress, step
 
 DEFAULT_TARBALL = Path('/usr/src/linux-source-6.12.tar.xz')
 DEFAULT_PACKAGE = 'linux-source-6.12'
@@ -44,10 +44,6 @@ def cache_dir() -> Path:
 		return Path(env).resolve()
 	xdg = os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache')
 	return Path(xdg).resolve() / 'mm-kunit'
-
-
-def progress(msg: str) -> None:
-	print(f'[mm-kunit] {msg}', file=sys.stderr, flush=True)
 
 
 def _stamp(path: Path) -> str:
@@ -69,13 +65,14 @@ def unpack_tarball(tarball: Path, cache: Path) -> Path:
 	if dest.is_dir() and stamp_file.is_file() and \
 	   stamp_file.read_text() == _stamp(tarball):
 		return dest
-	progress(f'unpacking {tarball} into {dest} (once; about 15 s)')
 	dest.parent.mkdir(parents=True, exist_ok=True)
 	tmp = dest.parent / f'.{name}.unpacking'
 	shutil.rmtree(tmp, ignore_errors=True)
 	tmp.mkdir()
 	# tar(1) is several times faster than the tarfile module here.
-	subprocess.run(['tar', '-xf', str(tarball), '-C', str(tmp)], check=True)
+	with step(f'unpacking {tarball} into {dest} (once)'):
+		subprocess.run(['tar', '-xf', str(tarball), '-C', str(tmp)],
+			       check=True)
 	entries = list(tmp.iterdir())
 	top = entries[0] if len(entries) == 1 and entries[0].is_dir() else tmp
 	if not ov.is_kernel_tree(top):
@@ -163,12 +160,12 @@ class PreparedTree:
 		return changed
 
 	def _copy_source(self) -> None:
-		progress(f'copying {self.source} to {self.src} (once)')
 		shutil.rmtree(self.src, ignore_errors=True)
 		self.base.mkdir(parents=True, exist_ok=True)
 		tmp = self.base / '.src.copying'
 		shutil.rmtree(tmp, ignore_errors=True)
-		_rsync(self.source, tmp, exclude=())
+		with step(f'copying {self.source} to {self.src} (once)'):
+			_rsync(self.source, tmp, exclude=())
 		os.replace(tmp, self.src)
 
 	def _refresh_source(self, overlay_files: set) -> None:
