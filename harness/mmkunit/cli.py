@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import datetime
 import json
 import os
@@ -109,6 +110,14 @@ def build_parser() -> argparse.ArgumentParser:
 	p.add_argument('--without', action='append', default=[], metavar='PATCH',
 		       help='leave this patch of the series out (repeatable), '
 		       'e.g. to build a before-fix tree')
+	p.add_argument('--each-commit', metavar='A..B',
+		       help='with --kernel (a git tree): run each commit of '
+		       'A..B in turn and print a commit x suite table')
+	p.add_argument('--bisect', action='store_true',
+		       help='exit codes for `git bisect run`: 0 passed, 1 a '
+		       'test failed, 125 the commit cannot be tested (the '
+		       'series does not apply, the kernel does not build), '
+		       '128 a setup error (stops the bisection)')
 	p.add_argument('filter_glob', nargs='?',
 		       help='which suites/tests to run, as kunit.py\'s '
 		       'filter_glob, e.g. "mm_swap_readahead.swap_vma*"')
@@ -174,6 +183,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 		build_parser().error(f'{args.command} takes no kunit.py arguments')
 	if getattr(args, 'in_place', False) and not args.kernel:
 		build_parser().error('--in-place needs --kernel DIR')
+	if getattr(args, 'each_commit', None):
+		if not args.kernel:
+			build_parser().error('--each-commit needs --kernel DIR '
+					     '(a git tree)')
+		if args.in_place:
+			build_parser().error('--each-commit builds in a clone; '
+					     'it does not go with --in-place')
 	return args
 
 
@@ -225,9 +241,11 @@ class Harness:
 			return trees.user_tree(self.cache, self.args.kernel)
 		return trees.default_tree(self.cache, self.args.tarball)
 
-	def prepare(self, tree: trees.PreparedTree) -> trees.PreparedTree:
-		changed = tree.prepare(self.overlay,
-				       refresh_source=bool(self.args.kernel))
+	def prepare(self, tree: trees.PreparedTree,
+		    refresh_source: Optional[bool] = None) -> trees.PreparedTree:
+		if refresh_source is None:
+			refresh_source = bool(self.args.kernel)
+		changed = tree.prepare(self.overlay, refresh_source=refresh_source)
 		if changed:
 			trees.progress(f'updated in {tree.src}: {", ".join(changed)}')
 		return tree
@@ -299,6 +317,8 @@ def _prepared(h: Harness) -> Iterator[Tuple[trees.PreparedTree, Path]]:
 
 def cmd_run(h: Harness) -> int:
 	a = h.args
+	if getattr(a, 'each_commit', None):
+		return cmd_each_commit(h)
 	h.ensure_deps()
 	with _prepared(h) as (tree, src):
 		build = tree.build_dir(a.arch)
@@ -317,7 +337,102 @@ def cmd_run(h: Harness) -> int:
 		print(f'mm-kunit: kernel warning while the tests ran: {complaint}')
 	print(f'mm-kunit: results in {results}')
 	print(result.summary())
+	if a.bisect and not result.booted and not result.cases:
+		return BISECT_SKIP
 	return EXIT_OK if result.ok else EXIT_TESTS_FAILED
+
+
+# Exit codes for `git bisect run`, per commit.
+BISECT_GOOD = 0
+BISECT_BAD = 1
+BISECT_SKIP = 125  # cannot be tested: does not apply or does not build
+BISECT_ABORT = 128  # a setup error: stop the bisection
+
+
+@dataclasses.dataclass
+class CommitOutcome:
+	commit: trees.Commit
+	code: int  # a BISECT_* code
+	note: str = ''  # why it could not be tested
+	result: Optional[runner.RunResult] = None
+
+
+def run_commit(h: Harness, tree: trees.PreparedTree, commit: trees.Commit,
+	       results: Path) -> CommitOutcome:
+	"""Prepares one commit of the user's tree, builds it and runs it."""
+	trees.checkout_commit(tree, h.args.kernel, commit)
+	try:
+		h.prepare(tree, refresh_source=True)
+	except ov.OverlayError as e:
+		return CommitOutcome(commit, BISECT_SKIP,
+				     'conflict: ' + str(e).splitlines()[0])
+	opts = h.run_options()
+	ctx = h.report_context(tree, opts)
+	ctx.source = tree.source
+	result = runner.run_kunit(tree.src, tree.build_dir(h.args.arch), opts,
+				  results)
+	write_reports(result, ctx)
+	if not result.booted and not result.cases:
+		return CommitOutcome(commit, BISECT_SKIP, 'does not build or boot',
+				     result)
+	return CommitOutcome(commit, BISECT_GOOD if result.ok else BISECT_BAD,
+			     '', result)
+
+
+def format_commit_table(outcomes: Sequence[CommitOutcome]) -> str:
+	"""commit x suite: passed/total per suite, and the bisect code."""
+	suites: List[str] = []
+	for o in outcomes:
+		for case in (o.result.cases if o.result else []):
+			suite = case.name.partition('.')[0]
+			if suite not in suites:
+				suites.append(suite)
+	header = ['commit', *suites, 'exit', 'subject']
+	rows = [header]
+	for o in outcomes:
+		cells = [o.commit.short]
+		for suite in suites:
+			cases = [c for c in (o.result.cases if o.result else [])
+				 if c.name.partition('.')[0] == suite]
+			bad = sum(1 for c in cases
+				  if c.status in (runner.Status.FAIL, runner.Status.ERROR))
+			cells.append('-' if not cases else
+				     f'ok {len(cases) - bad}/{len(cases)}' if not bad
+				     else f'FAIL {bad}/{len(cases)}')
+		cells += [str(o.code), o.commit.subject[:50] +
+			  (f' ({o.note})' if o.note else '')]
+		rows.append(cells)
+	widths = [max(len(r[i]) for r in rows) for i in range(len(header) - 1)]
+	return '\n'.join('  '.join(c.ljust(w) for c, w in zip(r, widths)) +
+			 '  ' + r[-1] for r in rows)
+
+
+def cmd_each_commit(h: Harness) -> int:
+	"""--each-commit A..B: each commit prepared, built and run in turn."""
+	a = h.args
+	h.ensure_deps()
+	kernel = a.kernel.resolve()
+	ov.check_kernel_tree(kernel)
+	commits = trees.commit_range(kernel, a.each_commit)
+	tree = trees.commits_tree(h.cache, kernel)
+	base = a.results.resolve() if a.results else \
+		runner.new_results_dir(h.cache, f'{a.arch}-commits')
+	outcomes: List[CommitOutcome] = []
+	with tree.locked():
+		for n, commit in enumerate(commits, 1):
+			progress.progress(f'commit {n}/{len(commits)}: {commit.short} '
+					  f'{commit.subject}')
+			o = run_commit(h, tree, commit, base / commit.short)
+			if o.note:
+				print(f'mm-kunit: {commit.short}: cannot be tested: {o.note}')
+			if o.result:
+				print(f'mm-kunit: {commit.short}: {o.result.summary()[10:]}')
+			outcomes.append(o)
+	print(format_commit_table(outcomes))
+	print(f'mm-kunit: results in {base}')
+	good = sum(1 for o in outcomes if o.code == BISECT_GOOD)
+	print(f'mm-kunit: {good} of {len(outcomes)} commits passed')
+	return EXIT_OK if good == len(outcomes) else EXIT_TESTS_FAILED
 
 
 def cmd_prepare(h: Harness) -> int:
@@ -516,15 +631,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 	signal.signal(signal.SIGTERM, _exit_on_sigterm)
 	args = parse_args(sys.argv[1:] if argv is None else argv)
 	progress.set_quiet(getattr(args, 'quiet', False))
+	bisect = getattr(args, 'bisect', False)
+	setup_error = BISECT_ABORT if bisect else EXIT_ERROR
 	try:
 		return HANDLERS[args.command](Harness(args))
 	except deps.MissingDependencies as e:
 		print(f'mm-kunit: {e}', file=sys.stderr)
-		return EXIT_ERROR
+		return setup_error
+	except ov.PatchFailed as e:
+		# The series does not apply to this tree: for git bisect, a
+		# commit that cannot be tested.
+		print(f'mm-kunit: error: {e}', file=sys.stderr)
+		return BISECT_SKIP if bisect else EXIT_ERROR
 	except (HarnessError, ov.OverlayError, trees.TreeError,
 		ex.ExportError, runner.ConfigError) as e:
 		print(f'mm-kunit: error: {e}', file=sys.stderr)
-		return EXIT_ERROR
+		return setup_error
 	except KeyboardInterrupt:
 		print('mm-kunit: interrupted', file=sys.stderr)
 		return 130

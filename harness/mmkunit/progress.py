@@ -104,9 +104,11 @@ class Heartbeat:
 @contextlib.contextmanager
 def step(what: str, detail: Optional[Callable[[], str]] = None
 	 ) -> Iterator[Heartbeat]:
-	"""A long step: says it started, beats while it runs, says how long it
-	took."""
+	"""A long step: says it started, beats while it runs, and says how
+	long it took if that was long."""
 	progress(f'{what} ...')
 	with Heartbeat(what, detail) as hb:
 		yield hb
-	progress(f'{what}: done in {_duration(time.monotonic() - hb.started)}')
+	took = time.monotonic() - hb.started
+	if took >= 10:
+		progress(f'{what}: done in {_duration(took)}')

@@ -188,6 +188,10 @@ def _rsync(src: Path, dest: Path, exclude: Sequence[str]) -> None:
 		cmd.append(f'--exclude={pattern}')
 	for name in exclude:
 		cmd.append(f'--exclude=/{name}')
+	# The directories of files the overlay adds (mm/tests/) are not in
+	# the source: keep them, and rsync from trying to delete them.
+	for parent in sorted({str(Path(n).parent) for n in exclude} - {'.'}):
+		cmd.append(f'--filter=protect /{parent}/')
 	dest.mkdir(parents=True, exist_ok=True)
 	subprocess.run(cmd + [f'{src}/', f'{dest}/'], check=True)
 
@@ -216,3 +220,67 @@ def apply_in_place(overlay: ov.Overlay, kernel: Path) -> List[str]:
 	kernel = kernel.resolve()
 	desired, _ = ov.stage_detecting_applied(overlay, kernel)
 	return ov.sync_files(kernel, dict(desired))
+
+
+@dataclasses.dataclass(frozen=True)
+class Commit:
+	sha: str
+	subject: str
+
+	@property
+	def short(self) -> str:
+		return self.sha[:12]
+
+
+def _git(repo: Path, *args: str) -> str:
+	proc = subprocess.run(['git', '-C', str(repo), *args],
+			      capture_output=True, text=True, check=False)
+	if proc.returncode != 0:
+		raise TreeError(f'git {" ".join(args)} in {repo} failed: '
+				f'{proc.stderr.strip()}')
+	return proc.stdout
+
+
+def commit_range(kernel: Path, spec: str) -> List[Commit]:
+	"""The commits of A..B (oldest first) in the user's git tree."""
+	try:
+		_git(kernel, 'rev-parse', '--git-dir')
+	except TreeError as e:
+		raise TreeError(f'{kernel}: not a git tree, so no commits to '
+				'run each of') from e
+	if '..' not in spec:
+		raise TreeError(f'{spec}: give a commit range A..B')
+	out = _git(kernel, 'rev-list', '--reverse', '--format=%H %s',
+		   '--no-commit-header', spec, '--')
+	commits = [Commit(*line.split(' ', 1)) if ' ' in line
+		   else Commit(line, '') for line in out.splitlines() if line]
+	if not commits:
+		raise TreeError(f'{spec}: no commits in that range')
+	return commits
+
+
+def commits_tree(cache: Path, kernel: Path) -> PreparedTree:
+	"""A tree for running a user's commits one by one.
+
+	checkout/ is a clone of the user's repository sharing its objects
+	(the user's tree is only read); each commit is checked out there and
+	src/ follows it, so only the files a commit changes are rebuilt.
+	"""
+	kernel = kernel.resolve()
+	digest = hashlib.sha256(str(kernel).encode()).hexdigest()[:12]
+	key = f'commits-{re.sub(r"[^A-Za-z0-9_.-]", "_", kernel.name)}-{digest}'
+	base = cache / 'trees' / key
+	return PreparedTree(key, base / 'checkout', base)
+
+
+def checkout_commit(tree: PreparedTree, kernel: Path, commit: Commit) -> None:
+	"""Makes tree.source (the harness's clone) the commit's sources."""
+	checkout = tree.source
+	if not (checkout / '.git').is_dir():
+		shutil.rmtree(checkout, ignore_errors=True)
+		checkout.parent.mkdir(parents=True, exist_ok=True)
+		with step(f'cloning {kernel} (sharing its objects) into {checkout}'):
+			_git(checkout.parent, 'clone', '--quiet', '--shared',
+			     '--no-checkout', str(kernel.resolve()), checkout.name)
+	_git(checkout, 'checkout', '--quiet', '--force', '--detach', commit.sha)
+	_git(checkout, 'clean', '--quiet', '-dffx')
