@@ -6,7 +6,11 @@ Not a test: it measures and prints. Each figure is the wall time of one
 command, run in a cache directory of its own (so the user's cache is not
 touched), with the dependencies already installed:
 
-  cold       nothing cached -> results (unpack, copy, build, run)
+  cold       nothing cached -> results (unpack, copy, build, run); ccache
+             starts empty
+  ccache     a second, empty cache directory (unpack, copy, build, run),
+             with the ccache the cold run filled: a fresh CI machine that
+             restored its compiler cache
   rerun      the same command again, nothing changed
   edit       after one test file of the overlay changes
   bare       kunit.py run --kunitconfig=mm/tests in the prepared tree, with a
@@ -62,6 +66,10 @@ def main() -> int:
 	figures: Dict[str, float] = {}
 	try:
 		figures['cold: nothing cached -> results'] = timed('cold', run, env)
+		figures['fresh cache dir, ccache warm -> results'] = timed(
+			'ccache', run, dict(env, MM_KUNIT_CACHE=str(work / 'cache2'),
+					    MM_KUNIT_CCACHE_DIR=str(work / 'cache/ccache')))
+		shutil.rmtree(work / 'cache2')
 		figures['rerun: no change'] = timed('rerun', run, env)
 		test_file = overlay / 'mm/tests/swap_state_kunit.h'
 		test_file.write_text(test_file.read_text() + '/* benchmark edit */\n')
