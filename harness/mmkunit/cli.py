@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 import datetime
 import json
+import re
 import os
 import signal
 import subprocess
@@ -22,6 +23,7 @@ from mmkunit import export as ex
 from mmkunit import mutants as mu
 from mmkunit import overlay as ov
 from mmkunit import progress
+from mmkunit import replay
 from mmkunit import reports
 from mmkunit import runner
 from mmkunit import trees
@@ -34,7 +36,8 @@ EXIT_OK = 0
 EXIT_TESTS_FAILED = 1
 EXIT_ERROR = 2
 
-COMMANDS = ('run', 'prepare', 'export', 'lint', 'mutants', 'selftest', 'check')
+COMMANDS = ('run', 'prepare', 'export', 'lint', 'mutants', 'replay', 'selftest',
+	    'check')
 
 DESCRIPTION = """\
 Build a kernel with the project's mm KUnit suites and run them.
@@ -45,9 +48,11 @@ commands (default: run):
   export     write the series as git format-patch files for `git am`
   lint       checkpatch.pl --strict and a `git am` check of the series
   mutants    run the suites against every mutant and print the matrix
+  replay     replay mmap access patterns on stock 6.12, P1, P2 and P1+P2 and
+             tabulate and plot the I/O (CSV, PNG)
   selftest   the harness's own tests (no kernel build)
-  check      everything CI runs: selftest, lint, run and mutants (UML),
-             run and the x86_64-only mutants (x86_64)
+  check      everything CI runs: selftest, lint, run, mutants and replay
+             (UML), run and the x86_64-only mutants (x86_64)
 
 Run `./run_kunit.sh COMMAND --help` for a command's options.
 """
@@ -154,6 +159,15 @@ def build_parser() -> argparse.ArgumentParser:
 	_run_opts(p)
 	p.add_argument('mutant', nargs='*',
 		       help='only these mutants (file name globs)')
+
+	p = sub.add_parser('replay', help='mmap access patterns on four builds',
+			   description='Run the mm_filemap_replay suite on stock '
+			   '6.12 (the series without its fixes), each fix alone '
+			   'and all fixes, and write the pages read, major faults, '
+			   'read-around faults and mmap_miss of each scenario as a '
+			   'table, a CSV and a PNG plot.')
+	_common(p)
+	_run_opts(p)
 
 	p = sub.add_parser('selftest', help='the harness\'s own tests',
 			   description='Run the harness\'s own tests with pytest; '
@@ -551,6 +565,68 @@ def before_fix_trees(overlay: ov.Overlay) -> List[Tuple[List[str], List[str]]]:
 	return trees_
 
 
+def replay_builds(overlay: ov.Overlay) -> List[Tuple[str, List[str]]]:
+	"""(label, patches left out): stock, each fix alone, all fixes.
+
+	The fixes are P1, P2, ... in the order of kernel/patches/fixes."""
+	fixes = list(overlay.fixes())
+	if not fixes:
+		return [('series', [])]
+	labels = {name: f'P{i}' for i, name in enumerate(fixes, 1)}
+	builds = [('stock', list(fixes))]
+	if len(fixes) > 1:
+		builds += [(f'{labels[f]} only', [g for g in fixes if g != f])
+			   for f in fixes]
+	builds.append(('+'.join(labels[f] for f in fixes), []))
+	return builds
+
+
+def cmd_replay(h: Harness) -> int:
+	a = h.args
+	h.ensure_deps(deps.REPLAY)
+	opts = h.run_options()
+	opts.filter_glob = replay.SUITE
+	opts.kunit_args = [f'--kconfig_add={replay.KCONFIG}', *a.kunit_args]
+	base = a.results.resolve() if a.results else \
+		runner.new_results_dir(h.cache, f'{a.arch}-replay')
+	tree = h.prepared_tree()
+	rows: List[replay.Row] = []
+	failed: List[str] = []
+	started = time.monotonic()
+	with tree.locked():
+		try:
+			for label, without in replay_builds(h.overlay):
+				tree.prepare(h.overlay.without(without),
+					     refresh_source=bool(a.kernel))
+				progress.progress(f'replay on {label}')
+				result = runner.run_kunit(
+					tree.src, tree.build_dir(a.arch), opts,
+					base / re.sub(r'[^A-Za-z0-9]+', '-', label))
+				ktap = result.results_dir / 'ktap.log'
+				found = replay.parse(label, ktap.read_text()
+						     if ktap.is_file() else '')
+				if not result.ok or not found:
+					failed.append(label)
+					print(f'mm-kunit: replay on {label}: '
+					      f'{result.error or result.summary()}')
+					for case in result.failed:
+						print(f'mm-kunit: {case.status.value}: {case.name}')
+				rows += found
+		finally:
+			tree.prepare(h.overlay, refresh_source=bool(a.kernel))
+	(base / 'replay.csv').write_text(replay.to_csv(rows))
+	for metric in replay.METRICS[1:]:
+		print(replay.table(rows, metric) + '\n')
+	if rows:
+		replay.plot(rows, base / 'replay.png',
+			    title=f'mm_filemap_replay ({a.arch}): stock vs the '
+			    'mmap_miss proposal')
+	print(f'mm-kunit: replay table in {base / "replay.csv"}'
+	      + (f' and {base / "replay.png"}' if rows else ''))
+	print(f'mm-kunit: replay took {time.monotonic() - started:.0f} s')
+	return EXIT_OK if not failed else EXIT_TESTS_FAILED
+
+
 def cmd_selftest(h: Harness) -> int:
 	deps.ensure(deps.SELFTEST + deps.BUILD, allow_install=not h.args.no_install)
 	pypi = deps.ensure_pypi(
@@ -590,13 +666,14 @@ def cmd_check(h: Harness) -> int:
 		'selftest': cmd_selftest, 'lint': cmd_lint,
 		'run um': _on_arch('um', cmd_run),
 		'mutants um': _on_arch('um', cmd_mutants),
+		'replay um': _on_arch('um', cmd_replay),
 		'run x86_64': _on_arch('x86_64', cmd_run),
 	}
 	if x86_only:
 		steps['mutants x86_64'] = _on_arch('x86_64', cmd_mutants, x86_only)
 	outcome: Dict[str, int] = {}
 	# Install everything first: the selftests run the harness too.
-	h.ensure_deps(deps.SELFTEST, deps.X86_64)
+	h.ensure_deps(deps.SELFTEST, deps.X86_64, deps.REPLAY)
 	for name, fn in steps.items():
 		print(f'\n=== check: {name} ===', flush=True)
 		try:
@@ -616,7 +693,8 @@ def cmd_check(h: Harness) -> int:
 
 HANDLERS: Dict[str, Callable[[Harness], int]] = {
 	'run': cmd_run, 'prepare': cmd_prepare, 'export': cmd_export,
-	'lint': cmd_lint, 'mutants': cmd_mutants, 'selftest': cmd_selftest,
+	'lint': cmd_lint, 'mutants': cmd_mutants, 'replay': cmd_replay,
+	'selftest': cmd_selftest,
 	'check': cmd_check,
 }
 
@@ -644,7 +722,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 		print(f'mm-kunit: error: {e}', file=sys.stderr)
 		return BISECT_SKIP if bisect else EXIT_ERROR
 	except (HarnessError, ov.OverlayError, trees.TreeError,
-		ex.ExportError, runner.ConfigError) as e:
+		ex.ExportError, runner.ConfigError, replay.ReplayError) as e:
 		print(f'mm-kunit: error: {e}', file=sys.stderr)
 		return setup_error
 	except KeyboardInterrupt:

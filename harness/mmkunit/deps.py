@@ -56,8 +56,11 @@ X86_64 = (
 	Requirement('qemu-system-x86', command='qemu-system-x86_64'),
 	Requirement('libelf-dev', path=Path('/usr/include/libelf.h')),
 )
+# Plotting the replay table.
+REPLAY = (Requirement('gnuplot-nox', command='gnuplot'),)
 # The harness's own tests.
 SELFTEST = (Requirement('python3-pytest', module='pytest'),
+	    Requirement('gnuplot-nox', command='gnuplot'),
 	    Requirement('python3-pip', module='pip'))
 # What the harness's own tests need from PyPI (not in Debian): the KCIDB
 # schema the KCIDB reports are validated against.

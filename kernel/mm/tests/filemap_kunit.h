@@ -102,15 +102,18 @@ static void ft_put_file(void *data)
 	fput(file);
 }
 
-/* A new file of FT_FILE_PAGES pages with nothing in the page cache. */
-static struct ft_file *ft_create(struct kunit *test, unsigned int ra_pages)
+/*
+ * A new file of @nr_pages pages, with @aops as its backing store and
+ * nothing in the page cache; dropped (with its page cache) by an action.
+ */
+static struct file *ft_new_file(struct kunit *test,
+				const struct address_space_operations *aops,
+				void *private, unsigned long nr_pages,
+				unsigned int ra_pages)
 {
-	struct ft_file *ft;
 	struct inode *inode;
 	struct file *file;
 
-	ft = kunit_kzalloc(test, sizeof(*ft), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ft);
 	file = anon_inode_create_getfile("[mm_filemap_kunit]", &ft_fops, NULL,
 					 O_RDWR, NULL);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(file), "anon inode: %ld",
@@ -118,12 +121,22 @@ static struct ft_file *ft_create(struct kunit *test, unsigned int ra_pages)
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, ft_put_file, file));
 	inode = file_inode(file);
-	inode->i_private = ft;
-	inode->i_mapping->a_ops = &ft_aops;
-	i_size_write(inode, FT_FILE_PAGES << PAGE_SHIFT);
+	inode->i_private = private;
+	inode->i_mapping->a_ops = aops;
+	i_size_write(inode, nr_pages << PAGE_SHIFT);
 	file->f_ra.ra_pages = ra_pages;
 	file->f_ra.mmap_miss = 0;
-	ft->file = file;
+	return file;
+}
+
+/* A new file of FT_FILE_PAGES pages with nothing in the page cache. */
+static struct ft_file *ft_create(struct kunit *test, unsigned int ra_pages)
+{
+	struct ft_file *ft;
+
+	ft = kunit_kzalloc(test, sizeof(*ft), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ft);
+	ft->file = ft_new_file(test, &ft_aops, ft, FT_FILE_PAGES, ra_pages);
 	return ft;
 }
 
@@ -183,15 +196,15 @@ struct ft_map {
 	struct mm_struct *mm;
 };
 
-/* Map the whole file with @prot, MAP_PRIVATE, into the test's own mm. */
-static struct ft_map ft_mmap_file(struct kunit *test, struct ft_file *ft,
-				  unsigned long prot)
+/* Map @nr_pages of @file with @prot, MAP_PRIVATE, into the test's own mm. */
+static struct ft_map ft_mmap_pages(struct kunit *test, struct file *file,
+				   unsigned long nr_pages, unsigned long prot)
 {
-	struct ft_map map = { .ft = ft };
+	struct ft_map map = { };
 	unsigned long addr;
 
-	addr = kunit_vm_mmap(test, ft->file, 0, FT_FILE_PAGES << PAGE_SHIFT,
-			     prot, MAP_PRIVATE, 0);
+	addr = kunit_vm_mmap(test, file, 0, nr_pages << PAGE_SHIFT, prot,
+			     MAP_PRIVATE, 0);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(addr) || !addr,
 			       "kunit_vm_mmap: %ld", (long)addr);
 	map.mm = current->mm;
@@ -200,6 +213,16 @@ static struct ft_map ft_mmap_file(struct kunit *test, struct ft_file *ft,
 	mmap_read_unlock(map.mm);
 	KUNIT_ASSERT_NOT_NULL(test, map.vma);
 	KUNIT_ASSERT_EQ(test, addr, map.vma->vm_start);
+	return map;
+}
+
+/* Map the whole file with @prot, MAP_PRIVATE, into the test's own mm. */
+static struct ft_map ft_mmap_file(struct kunit *test, struct ft_file *ft,
+				  unsigned long prot)
+{
+	struct ft_map map = ft_mmap_pages(test, ft->file, FT_FILE_PAGES, prot);
+
+	map.ft = ft;
 	return map;
 }
 
