@@ -8,8 +8,8 @@ touched), with the dependencies already installed:
 
   cold       nothing cached -> results (unpack, copy, build, run); ccache
              starts empty
-  ccache     a second, empty cache directory (unpack, copy, build, run),
-             with the ccache the cold run filled: a fresh CI machine that
+  ccache     the cache directory emptied but for the ccache the cold run
+             filled (unpack, copy, build, run): a fresh CI machine that
              restored its compiler cache
   rerun      the same command again, nothing changed
   edit       after one test file of the overlay changes
@@ -66,10 +66,12 @@ def main() -> int:
 	figures: Dict[str, float] = {}
 	try:
 		figures['cold: nothing cached -> results'] = timed('cold', run, env)
-		figures['fresh cache dir, ccache warm -> results'] = timed(
-			'ccache', run, dict(env, MM_KUNIT_CACHE=str(work / 'cache2'),
-					    MM_KUNIT_CCACHE_DIR=str(work / 'cache/ccache')))
-		shutil.rmtree(work / 'cache2')
+		# A new machine that restored only the compiler cache: the
+		# cache directory emptied but for ccache/.
+		for sub in (work / 'cache').iterdir():
+			if sub.name != 'ccache':
+				shutil.rmtree(sub)
+		figures['fresh tree, ccache warm -> results'] = timed('ccache', run, env)
 		figures['rerun: no change'] = timed('rerun', run, env)
 		test_file = overlay / 'mm/tests/swap_state_kunit.h'
 		test_file.write_text(test_file.read_text() + '/* benchmark edit */\n')

@@ -272,7 +272,7 @@ class Harness:
 		if self.ccache:
 			cc = runner.ccache_options(
 				Path(os.environ.get('MM_KUNIT_CCACHE_DIR') or
-				     self.cache / 'ccache'), self.cache)
+				     self.cache / 'ccache'))
 		return runner.RunOptions(
 			arch=a.arch, filter_glob=getattr(a, 'filter_glob', None),
 			kunit_args=a.kunit_args, jobs=a.jobs,
