@@ -15,9 +15,12 @@ touched), with the dependencies already installed:
   edit       after one test file of the overlay changes
   bare       kunit.py run --kunitconfig=mm/tests in the prepared tree, with a
              new build directory: a cold build without the harness
-  mutants    the whole mutant matrix (with --mutants)
+  replay     ./run_kunit.sh replay: the replay table on four builds (with
+             --replay)
+  mutants    the whole mutant matrix (with --mutants), then again with the
+             ccache the first matrix filled
 
-Usage: harness/benchmark.py [--mutants] [--keep] [--arch ARCH]
+Usage: harness/benchmark.py [--mutants] [--replay] [--keep] [--arch ARCH]
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ def main() -> int:
 	parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
 	parser.add_argument('--mutants', action='store_true',
 			    help='also time the whole mutant matrix')
+	parser.add_argument('--replay', action='store_true',
+			    help='also time ./run_kunit.sh replay')
 	parser.add_argument('--keep', action='store_true',
 			    help='keep the benchmark cache directory')
 	parser.add_argument('--arch', default='um')
@@ -81,10 +86,16 @@ def main() -> int:
 			'bare', [sys.executable, 'tools/testing/kunit/kunit.py', 'run',
 				 '--kunitconfig=mm/tests', f'--arch={args.arch}',
 				 f'--build_dir={work / "bare-build"}'], env, cwd=src)
+		if args.replay:
+			figures['replay: the table on four builds'] = timed(
+				'replay', [str(REPO / 'run_kunit.sh'), 'replay', '-q',
+					   f'--arch={args.arch}'], env)
 		if args.mutants:
-			figures['mutants: whole matrix'] = timed(
-				'mutants', [str(REPO / 'run_kunit.sh'), 'mutants', '-q',
-					    f'--arch={args.arch}'], env)
+			matrix = [str(REPO / 'run_kunit.sh'), 'mutants', '-q',
+				  f'--arch={args.arch}']
+			figures['mutants: whole matrix'] = timed('mutants', matrix, env)
+			figures['mutants: again, ccache warm'] = timed(
+				'mutants-warm', matrix, env)
 	finally:
 		if not args.keep:
 			shutil.rmtree(work, ignore_errors=True)
