@@ -20,6 +20,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from mmkunit import deps
 from mmkunit import export as ex
+from mmkunit import kvm
 from mmkunit import mutants as mu
 from mmkunit import overlay as ov
 from mmkunit import progress
@@ -282,6 +283,21 @@ class Harness:
 			quiet=a.quiet, make_options=cc.make_options, env=cc.env)
 
 
+	def with_accel(self, opts: runner.RunOptions,
+		       tree: trees.PreparedTree) -> runner.RunOptions:
+		"""QEMU runs use KVM if it really works here (kvm.py), else TCG."""
+		if opts.arch != 'x86_64':
+			return opts
+		image = tree.build_dir(opts.arch) / 'arch/x86/boot/bzImage'
+		usable, why = kvm.kvm_works(
+			self.cache, image,
+			extra=('-bios', 'qboot.rom', *opts.qemu_args.split()))
+		progress.progress('QEMU with KVM' if usable
+				  else f'QEMU with TCG ({why})')
+		opts.qemu_args = ' '.join(
+			['-accel', 'kvm' if usable else 'tcg', opts.qemu_args]).strip()
+		return opts
+
 	def report_context(self, tree: trees.PreparedTree,
 			   opts: runner.RunOptions) -> reports.Context:
 		"""What the JUnit and KCIDB reports say about a run."""
@@ -339,7 +355,7 @@ def cmd_run(h: Harness) -> int:
 		results = a.results.resolve() if a.results else \
 			runner.new_results_dir(h.cache, a.arch)
 		trees.progress(f'running kunit.py in {src} (build: {build})')
-		opts = h.run_options()
+		opts = h.with_accel(h.run_options(), tree)
 		ctx = h.report_context(tree, opts)
 		result = runner.run_kunit(src, build, opts, results)
 		write_reports(result, ctx)
@@ -504,7 +520,7 @@ def cmd_mutants(h: Harness) -> int:
 	# Check that every mutant applies before building anything.
 	for m in chosen:
 		ov.stage(h.overlay, tree.source, [m])
-	opts = h.run_options()
+	opts = h.with_accel(h.run_options(), tree)
 	opts.quiet = True
 	started = time.monotonic()
 

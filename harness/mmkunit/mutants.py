@@ -159,8 +159,10 @@ def judge_before_fix(patches: Sequence[str], globs: Sequence[str],
 	failed = [c.name for c in result.failed]
 	r = BeforeFixResult(tuple(patches), tuple(globs), failed,
 			    [n for n in failed if not _needs(n, globs)],
+			    # A test this arch skips cannot show the fix.
 			    [c.name for c in result.cases
-			     if _needs(c.name, globs) and c.name not in failed])
+			     if _needs(c.name, globs) and c.name not in failed
+			     and c.status != Status.SKIP])
 	if result.error or not result.cases:
 		r.detail = result.error or 'no test ran'
 	else:

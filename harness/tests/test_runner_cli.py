@@ -326,6 +326,12 @@ def test_before_fix_verdicts(tmp_path: Path) -> None:
 	good = mu.judge_before_fix(['0002.patch'], ['s.p1_*'],
 				   runner.RunResult(1, cases, tmp_path))
 	assert good.ok
+	# A needed test this arch skips (needs THP, say) cannot show the fix.
+	skipped = mu.judge_before_fix(
+		['0002.patch'], ['s.p1_*'], runner.RunResult(
+			1, cases + [runner.CaseResult('s.p1_thp', runner.Status.SKIP)],
+			tmp_path))
+	assert skipped.ok and skipped.unexpected_passes == []
 	cases[2] = runner.CaseResult('s.other', F)
 	cases[1] = runner.CaseResult('s.p1_b.row', P)
 	bad = mu.judge_before_fix(['0002.patch'], ['s.p1_*', 's.gone'],

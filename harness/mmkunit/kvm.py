@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Whether QEMU may use KVM here: only when it really works.
+
+/dev/kvm can exist and still fail a guest: nested virtualisation that
+rejects an MSR, or an instruction KVM cannot emulate (seen on this
+project's CI machines: "KVM internal error. Suberror: 1" on a locked
+cmpxchg16b, after which QEMU hangs). So the probe boots the kernel the
+harness built, under KVM, with KUnit off, and calls KVM usable only if the
+boot reaches its end (the panic for want of a root file system). The answer
+is kept in the cache per host kernel and QEMU version; until a kernel has
+been built, runs use TCG.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Dict, Optional, Tuple
+
+KVM_DEVICE = Path('/dev/kvm')
+# The end of a boot with nothing to run: the kernel looked for a root fs.
+_BOOTED = ('Kernel panic - not syncing: VFS', 'Kernel panic - not syncing: No working init')
+_KVM_BROKEN = ('KVM internal error', 'failed to initialize kvm',
+	       'Could not access KVM kernel module', 'kvm_buf_set_msrs')
+
+
+def _qemu_version(qemu: str) -> str:
+	try:
+		out = subprocess.run([qemu, '--version'], capture_output=True,
+				     text=True, check=False).stdout
+	except OSError:
+		return ''
+	return out.splitlines()[0] if out else ''
+
+
+def probe_key(qemu: str) -> str:
+	return f'{os.uname().release} | {_qemu_version(qemu)}'
+
+
+def boot_under_kvm(qemu: str, image: Path, extra: Tuple[str, ...] = (),
+		   timeout: float = 60) -> Tuple[bool, str]:
+	"""Boots image under KVM with KUnit off; (usable, why not)."""
+	cmd = [qemu, '-accel', 'kvm', '-nodefaults', '-m', '1024',
+	       '-kernel', str(image), '-append',
+	       'console=ttyS0 kunit.enable=0 panic=-1', '-no-reboot',
+	       '-nographic', '-serial', 'stdio', *extra]
+	try:
+		proc = subprocess.run(cmd, capture_output=True, text=True,
+				      errors='replace', timeout=timeout,
+				      check=False)
+		out = proc.stdout + proc.stderr
+	except subprocess.TimeoutExpired as e:
+		out = (e.stdout or b'').decode(errors='replace') if isinstance(
+			e.stdout, bytes) else (e.stdout or '')
+		broken = next((b for b in _KVM_BROKEN if b in out), None)
+		return False, (f'the boot under KVM stopped: {broken}' if broken
+			       else f'the boot under KVM did not end in {timeout:.0f} s')
+	except OSError as e:
+		return False, str(e)
+	broken = next((b for b in _KVM_BROKEN if b in out), None)
+	if broken:
+		return False, f'the boot under KVM failed: {broken}'
+	if any(b in out for b in _BOOTED):
+		return True, ''
+	tail = out.strip().splitlines()[-1:] or ['no output']
+	return False, f'the boot under KVM did not finish: {tail[0]}'
+
+
+def kvm_works(cache: Path, image: Optional[Path], qemu: str = 'qemu-system-x86_64',
+	      extra: Tuple[str, ...] = ()) -> Tuple[bool, str]:
+	"""Whether to run QEMU with KVM; (usable, why not). Cached."""
+	if os.environ.get('MM_KUNIT_KVM') == '0':
+		return False, 'MM_KUNIT_KVM=0'
+	if not os.access(KVM_DEVICE, os.R_OK | os.W_OK):
+		return False, f'{KVM_DEVICE} is missing or not accessible'
+	if not shutil.which(qemu):
+		return False, f'{qemu} is missing'
+	store = cache / 'kvm-probe.json'
+	key = probe_key(qemu)
+	try:
+		known: Dict[str, Dict[str, object]] = json.loads(store.read_text())
+	except (OSError, ValueError):
+		known = {}
+	if key in known:
+		return bool(known[key]['usable']), str(known[key]['why'])
+	if image is None or not image.is_file():
+		return False, 'not probed yet: no kernel built to probe with'
+	usable, why = boot_under_kvm(qemu, image, extra)
+	known[key] = {'usable': usable, 'why': why}
+	cache.mkdir(parents=True, exist_ok=True)
+	tmp = store.with_suffix('.tmp')
+	tmp.write_text(json.dumps(known, indent=1, sort_keys=True))
+	os.replace(tmp, store)
+	return usable, why

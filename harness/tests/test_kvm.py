@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The KVM probe: KVM only when a boot under it really works."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from mmkunit import kvm
+
+
+def fake_qemu(tmp_path: Path, output: str, code: int = 0) -> Path:
+	"""A qemu-system-x86_64 that prints @output and counts its boots."""
+	qemu = tmp_path / 'qemu-system-x86_64'
+	qemu.write_text(textwrap.dedent(f'''\
+		#!/bin/sh
+		if [ "$1" = --version ]; then echo "QEMU emulator version 7.2.22"; exit 0; fi
+		echo boot >> {tmp_path}/boots
+		printf '%s\\n' '{output}'
+		exit {code}
+		'''))
+	qemu.chmod(0o755)
+	return qemu
+
+
+@pytest.fixture
+def kvm_device(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+	dev = tmp_path / 'kvm'
+	dev.write_text('')
+	monkeypatch.setattr(kvm, 'KVM_DEVICE', dev)
+	monkeypatch.delenv('MM_KUNIT_KVM', raising=False)
+	return dev
+
+
+@pytest.mark.parametrize('output, code, usable, why', [
+	('[ 1.0] Kernel panic - not syncing: VFS: Unable to mount root fs', 0,
+	 True, ''),
+	('KVM internal error. Suberror: 1', 1, False, 'KVM internal error'),
+	('qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69', 134,
+	 False, 'did not finish'),
+	('Linux version 6.12.117', 0, False, 'did not finish'),
+])
+def test_probe_boot(tmp_path: Path, kvm_device: Path, output: str, code: int,
+		    usable: bool, why: str) -> None:
+	image = tmp_path / 'bzImage'
+	image.write_text('')
+	got, reason = kvm.kvm_works(tmp_path / 'cache', image,
+				    qemu=str(fake_qemu(tmp_path, output, code)))
+	assert got == usable
+	assert why in reason
+
+
+def test_probe_is_cached_per_host(tmp_path: Path, kvm_device: Path) -> None:
+	image = tmp_path / 'bzImage'
+	image.write_text('')
+	qemu = str(fake_qemu(tmp_path, 'KVM internal error. Suberror: 1', 1))
+	first = kvm.kvm_works(tmp_path / 'cache', image, qemu=qemu)
+	second = kvm.kvm_works(tmp_path / 'cache', image, qemu=qemu)
+	assert first == second and not first[0]
+	assert (tmp_path / 'boots').read_text().count('boot') == 1
+
+
+def test_no_probe_without_device_image_or_consent(
+		tmp_path: Path, kvm_device: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	qemu = str(fake_qemu(tmp_path, 'Kernel panic - not syncing: VFS'))
+	assert kvm.kvm_works(tmp_path / 'c', None, qemu=qemu) == \
+		(False, 'not probed yet: no kernel built to probe with')
+	monkeypatch.setenv('MM_KUNIT_KVM', '0')
+	assert kvm.kvm_works(tmp_path / 'c', tmp_path, qemu=qemu)[0] is False
+	monkeypatch.delenv('MM_KUNIT_KVM')
+	kvm_device.unlink()
+	assert 'is missing' in kvm.kvm_works(tmp_path / 'c', tmp_path, qemu=qemu)[1]
+	assert not (tmp_path / 'boots').exists()
