@@ -361,6 +361,8 @@ def cmd_run(h: Harness) -> int:
 		write_reports(result, ctx)
 	if result.error:
 		print(f'mm-kunit: error: {result.error}', file=sys.stderr)
+	for line in ([] if result.booted else runner.build_errors(results)):
+		print(f'mm-kunit: build: {line}', file=sys.stderr)
 	for case in result.failed:
 		print(f'mm-kunit: {case.status.value}: {case.name}')
 	for complaint in result.complaints:

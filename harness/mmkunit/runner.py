@@ -299,6 +299,20 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 	return result
 
 
+_BUILD_ERROR = re.compile(r'(?:^|\s)(\S+:\d+:\d+: (?:fatal )?error: .*)$')
+
+
+def build_errors(results_dir: Path, limit: int = 5) -> List[str]:
+	"""The compiler's first errors in a run's kunit.out, if it has any."""
+	try:
+		text = (results_dir / 'kunit.out').read_text(errors='replace')
+	except OSError:
+		return []
+	found = [m.group(1) for m in map(_BUILD_ERROR.search, text.splitlines())
+		 if m]
+	return found[:limit]
+
+
 def new_results_dir(cache: Path, label: str) -> Path:
 	stamp = time.strftime('%Y%m%d-%H%M%S')
 	base = cache / 'results'

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,22 @@ def test_no_probe_without_device_image_or_consent(
 	kvm_device.unlink()
 	assert 'is missing' in kvm.kvm_works(tmp_path / 'c', tmp_path, qemu=qemu)[1]
 	assert not (tmp_path / 'boots').exists()
+
+
+def test_probe_stops_a_hung_qemu_early(tmp_path: Path) -> None:
+	"""KVM's error is enough: the probe does not wait for a hung QEMU."""
+	qemu = tmp_path / 'qemu'
+	qemu.write_text('#!/bin/sh\necho "KVM internal error. Suberror: 1"\nexec sleep 30\n')
+	qemu.chmod(0o755)
+	start = time.monotonic()
+	usable, why = kvm.boot_under_kvm(str(qemu), tmp_path, timeout=20)
+	assert (usable, why) == (False, 'the boot under KVM failed: KVM internal error')
+	assert time.monotonic() - start < 10
+
+
+def test_probe_gives_up_on_silence(tmp_path: Path) -> None:
+	qemu = tmp_path / 'qemu'
+	qemu.write_text('#!/bin/sh\nexec sleep 30\n')
+	qemu.chmod(0o755)
+	assert kvm.boot_under_kvm(str(qemu), tmp_path, timeout=1) == \
+		(False, 'the boot under KVM did not end in 1 s')

@@ -476,3 +476,15 @@ def test_bisect_exit_codes(overlay_dir: Path, kernel_tree: Path,
 	p = run_cli('--kernel', str(kernel), '--cache', str(tmp_path / 'c'),
 		    '--no-install', '--bisect', env=env_for(overlay_dir, run))
 	assert p.returncode == code, p.stdout + p.stderr
+
+
+def test_build_errors_name_the_compiler_errors(tmp_path: Path) -> None:
+	(tmp_path / 'kunit.out').write_text(
+		'$ make ...\nERROR:root:In file included from ../src/mm/filemap.c:4514:\n'
+		'../src/mm/tests/filemap_kunit.h:492:13: error: assignment of '
+		'read-only variable \u2018vmf\u2019\n'
+		'make[4]: *** [scripts/Makefile.build:234: mm/filemap.o] Error 1\n')
+	assert runner.build_errors(tmp_path) == [
+		'../src/mm/tests/filemap_kunit.h:492:13: error: assignment of '
+		'read-only variable \u2018vmf\u2019']
+	assert runner.build_errors(tmp_path / 'missing') == []

@@ -437,6 +437,93 @@ static void do_sync_mmap_readahead_threshold_test(struct kunit *test)
  * mm_filemap_mmap_miss: page-cache hits, do_async_mmap_readahead()
  */
 
+/*
+ * VM_HUGEPAGE (THP kernels only): on a miss, read PMD-sized units from the
+ * PMD-aligned index: two PMDs unless VM_RAND_READ, the last PMD async (its
+ * first page PG_readahead). Neither ra_pages nor mmap_miss plays a part,
+ * and mmap_miss is left alone. Sizes are in PMDs.
+ */
+struct ft_huge_case {
+	const char *desc;
+	vm_flags_t vm_flags;
+	unsigned int ra_pages;
+	unsigned int miss;
+	/* The fault: at page @offset of PMD @pmd of the file. */
+	unsigned long pmd, offset;
+	/* PMDs read, from the fault's PMD. */
+	unsigned long pmds;
+	/* The file's mapping takes large folios. */
+	bool large_folios;
+};
+
+static const struct ft_huge_case ft_huge_cases[] = {
+	{ "fault at a PMD boundary: two PMDs", 0, FT_RA_PAGES, 0, 2, 0, 2 },
+	{ "fault inside a PMD: from the PMD's start", 0, FT_RA_PAGES, 0, 2, 100, 2 },
+	{ "VM_RAND_READ: one PMD", VM_RAND_READ, FT_RA_PAGES, 0, 2, 100, 1 },
+	{ "ra_pages 0: still two PMDs", 0, 0, 0, 2, 100, 2 },
+	{ "mmap_miss past the threshold: still read, and kept", 0, FT_RA_PAGES,
+	  500, 2, 100, 2 },
+	{ "large folios: read as PMD-sized folios", 0, FT_RA_PAGES, 0, 2, 100, 2,
+	  true },
+};
+
+KUNIT_ARRAY_PARAM_DESC(ft_huge, ft_huge_cases, desc);
+
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+static void ft_huge_readahead(struct kunit *test, const struct ft_huge_case *c,
+			      struct ft_file *ft, struct ft_map *map)
+{
+	struct file_ra_state *ra = &ft->file->f_ra;
+	pgoff_t start = c->pmd * HPAGE_PMD_NR;
+	pgoff_t async = start + (c->pmds - 1) * HPAGE_PMD_NR;
+	struct vm_fault vmf = ft_vmf(map, start + c->offset, 0);
+	struct folio *folio;
+
+	KUNIT_EXPECT_NULL_MSG(test, do_sync_mmap_readahead(&vmf),
+			      "%s: no lock to drop", c->desc);
+	KUNIT_EXPECT_EQ_MSG(test, c->miss, ft_mmap_miss(ft),
+			    "%s: mmap_miss", c->desc);
+	KUNIT_EXPECT_EQ_MSG(test, (unsigned int)(c->pmds * HPAGE_PMD_NR),
+			    ra->size, "%s: ra->size", c->desc);
+	KUNIT_EXPECT_EQ_MSG(test, (unsigned int)HPAGE_PMD_NR, ra->async_size,
+			    "%s: ra->async_size", c->desc);
+	ft_expect_reads(test, ft, start, c->pmds * HPAGE_PMD_NR, c->desc);
+
+	folio = filemap_get_folio(ft->file->f_mapping, async);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(folio), "%s: page %lu cached",
+			       c->desc, async);
+	KUNIT_EXPECT_TRUE_MSG(test, folio_test_readahead(folio) &&
+			      folio_index(folio) == async,
+			      "%s: PG_readahead at page %lu", c->desc, async);
+	if (c->large_folios)
+		KUNIT_EXPECT_EQ_MSG(test, (unsigned int)HPAGE_PMD_ORDER,
+				    folio_order(folio), "%s: folio order",
+				    c->desc);
+	folio_put(folio);
+}
+#endif
+
+static void do_sync_mmap_readahead_hugepage_test(struct kunit *test)
+{
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+	const struct ft_huge_case *c = test->param_value;
+	struct ft_file *ft = ft_create(test, c->ra_pages);
+	struct ft_map map;
+
+	if (HPAGE_PMD_ORDER > MAX_PAGECACHE_ORDER)
+		kunit_skip(test, "PMD order %u is above the page cache's %u",
+			   HPAGE_PMD_ORDER, MAX_PAGECACHE_ORDER);
+	if (c->large_folios)
+		mapping_set_large_folios(ft->file->f_mapping);
+	map = ft_mmap_file(test, ft, PROT_READ);
+	ft_vma_flags(&map, VM_HUGEPAGE | c->vm_flags, 0);
+	ft_set_mmap_miss(ft, c->miss);
+	ft_huge_readahead(test, c, ft, &map);
+#else
+	kunit_skip(test, "needs CONFIG_TRANSPARENT_HUGEPAGE: run with --arch=x86_64");
+#endif
+}
+
 struct ft_async_case {
 	const char *desc;
 	unsigned int miss_before, miss_after;
@@ -613,6 +700,8 @@ static struct kunit_case ft_mmap_miss_cases[] = {
 	KUNIT_CASE_PARAM(do_sync_mmap_readahead_test, ft_sync_gen_params),
 	KUNIT_CASE(do_sync_mmap_readahead_seq_test),
 	KUNIT_CASE(do_sync_mmap_readahead_threshold_test),
+	KUNIT_CASE_PARAM(do_sync_mmap_readahead_hugepage_test,
+			 ft_huge_gen_params),
 	KUNIT_CASE_PARAM(do_async_mmap_readahead_test, ft_async_gen_params),
 	KUNIT_CASE_PARAM(filemap_fault_hit_test, ft_hit_gen_params),
 	KUNIT_CASE(filemap_fault_miss_test),
@@ -738,9 +827,111 @@ static void fault_around_p2_miss_then_retry_test(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, 1U, ft_mmap_miss(ft), "the retry kept the miss");
 }
 
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+/* A folio of 2^@order pages at @index (aligned), in the page cache. */
+static void ft_cache_large_folio(struct kunit *test, struct ft_file *ft,
+				 pgoff_t index, unsigned int order)
+{
+	struct address_space *mapping = ft->file->f_mapping;
+	struct folio *folio;
+
+	mapping_set_large_folios(mapping);
+	folio = __filemap_get_folio(mapping, index,
+				    FGP_LOCK | FGP_CREAT |
+				    fgf_set_order(PAGE_SIZE << order),
+				    mapping_gfp_mask(mapping));
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(folio), "folio at %lu", index);
+	KUNIT_ASSERT_EQ_MSG(test, order, folio_order(folio),
+			    "order of the folio at %lu", index);
+	folio_mark_uptodate(folio);
+	folio_unlock(folio);
+	folio_put(folio);
+}
+#endif
+
+/*
+ * P1 and P2 on a large folio, mapped by filemap_map_folio_range(): a
+ * 16-page folio fills the fault-around window. Fault-around maps all of
+ * it; P1 credits only the faulting page, P2 nothing on a retry.
+ */
+static void ft_large_folio_fault_around(struct kunit *test, unsigned int flags,
+					unsigned int miss_after)
+{
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map;
+	pgoff_t i;
+
+	ft_cache_large_folio(test, ft, 992, 4);
+	map = ft_mmap_file(test, ft, PROT_READ);
+	ft_set_mmap_miss(ft, 20);
+
+	KUNIT_EXPECT_EQ(test, VM_FAULT_NOPAGE,
+			ft_map_pages(test, &map, 1000, 992, 1007, flags));
+	for (i = 992; i <= 1007; i++)
+		KUNIT_EXPECT_TRUE_MSG(test, ft_pte_present(test, &map, ft_addr(&map, i)),
+				      "page %lu mapped by fault-around", i);
+	KUNIT_EXPECT_EQ(test, miss_after, ft_mmap_miss(ft));
+#else
+	kunit_skip(test, "needs large folios (THP): run with --arch=x86_64");
+#endif
+}
+
+static void fault_around_p1_large_folio_test(struct kunit *test)
+{
+	ft_large_folio_fault_around(test, 0, 19);
+}
+
+static void fault_around_p2_large_folio_test(struct kunit *test)
+{
+	ft_large_folio_fault_around(test, FAULT_FLAG_TRIED, 20);
+}
+
+/*
+ * P2 under the per-VMA lock: a read fault that misses under
+ * FAULT_FLAG_VMA_LOCK reads around, drops the VMA lock and returns
+ * VM_FAULT_RETRY; the arch handler retries under the mmap lock with
+ * FAULT_FLAG_TRIED, and that retry must keep the miss.
+ */
+static void fault_around_p2_vma_lock_test(struct kunit *test)
+{
+#ifdef CONFIG_PER_VMA_LOCK
+	unsigned int flags = FAULT_FLAG_ALLOW_RETRY | FAULT_FLAG_KILLABLE;
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+	struct vm_area_struct *vma;
+	vm_fault_t ret;
+
+	vma = lock_vma_under_rcu(map.mm, ft_addr(&map, 1000));
+	KUNIT_ASSERT_PTR_EQ_MSG(test, map.vma, vma, "the VMA's lock");
+	ret = handle_mm_fault(vma, ft_addr(&map, 1000),
+			      flags | FAULT_FLAG_VMA_LOCK, NULL);
+	if (!(ret & (VM_FAULT_RETRY | VM_FAULT_COMPLETED)))
+		vma_end_read(vma);
+	KUNIT_ASSERT_EQ_MSG(test, VM_FAULT_MAJOR | VM_FAULT_RETRY, ret,
+			    "the miss reads around with the VMA lock dropped");
+	KUNIT_EXPECT_EQ(test, 1U, ft_mmap_miss(ft));
+	ft_expect_reads(test, ft, 1000 - FT_RA_PAGES / 2, FT_RA_PAGES,
+			"read-around");
+	ft_forget_reads(ft);
+
+	ret = ft_handle_fault(&map, 1000, flags | FAULT_FLAG_TRIED);
+	KUNIT_ASSERT_EQ_MSG(test, VM_FAULT_NOPAGE, ret,
+			    "the retry maps the page through fault-around");
+	KUNIT_EXPECT_TRUE(test, ft_pte_present(test, &map, ft_addr(&map, 1000)));
+	KUNIT_EXPECT_EQ(test, 0UL, ft->nr_reads);
+	KUNIT_EXPECT_EQ_MSG(test, 1U, ft_mmap_miss(ft), "the retry kept the miss");
+#else
+	kunit_skip(test, "needs CONFIG_PER_VMA_LOCK (SMP): run with --arch=x86_64");
+#endif
+}
+
 static struct kunit_case ft_fault_around_cases[] = {
 	KUNIT_CASE(fault_around_p1_credits_faulting_page_test),
 	KUNIT_CASE(fault_around_p1_neighbours_only_test),
+	KUNIT_CASE(fault_around_p1_large_folio_test),
+	KUNIT_CASE(fault_around_p2_large_folio_test),
+	KUNIT_CASE(fault_around_p2_vma_lock_test),
 	KUNIT_CASE(fault_around_p1_workingset_test),
 	KUNIT_CASE(fault_around_p2_retry_credits_nothing_test),
 	KUNIT_CASE(fault_around_p2_miss_then_retry_test),
