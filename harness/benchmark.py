@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -49,6 +50,16 @@ def timed(label: str, cmd: List[str], env: Dict[str, str],
 		sys.exit(f'[bench] {label} failed (exit {proc.returncode}):\n'
 			 f'{proc.stdout[-3000:]}')
 	return elapsed
+
+
+def build_seconds(results: Path) -> Optional[float]:
+	"""kunit.py's own "building" time in the newest run under results."""
+	runs = sorted(results.iterdir(), key=lambda p: p.stat().st_mtime)
+	if not runs:
+		return None
+	m = re.search(r'([0-9.]+)s building',
+		      (runs[-1] / 'kunit.out').read_text(errors='replace'))
+	return float(m.group(1)) if m else None
 
 
 def main() -> int:
@@ -77,6 +88,9 @@ def main() -> int:
 			if sub.name != 'ccache':
 				shutil.rmtree(sub)
 		figures['fresh tree, ccache warm -> results'] = timed('ccache', run, env)
+		building = build_seconds(work / 'cache/results')
+		if building is not None:
+			figures['  of which kunit.py building'] = building
 		figures['rerun: no change'] = timed('rerun', run, env)
 		test_file = overlay / 'mm/tests/swap_state_kunit.h'
 		test_file.write_text(test_file.read_text() + '/* benchmark edit */\n')
