@@ -799,6 +799,38 @@ static void fault_around_p2_retry_credits_nothing_test(struct kunit *test)
 }
 
 /*
+ * The first half of a miss at page 1000: sync read-around with the lock
+ * dropped, VM_FAULT_RETRY, and one miss counted.
+ */
+static void ft_expect_miss_unlocked(struct kunit *test, struct ft_file *ft,
+				    vm_fault_t ret, const char *lock)
+{
+	KUNIT_ASSERT_EQ_MSG(test, VM_FAULT_MAJOR | VM_FAULT_RETRY, ret,
+			    "the miss reads around with the %s dropped", lock);
+	KUNIT_EXPECT_EQ(test, 1U, ft_mmap_miss(ft));
+	ft_expect_reads(test, ft, 1000 - FT_RA_PAGES / 2, FT_RA_PAGES,
+			"read-around");
+	ft_forget_reads(ft);
+}
+
+/*
+ * The second half: the retry under the mmap lock, with FAULT_FLAG_TRIED,
+ * maps the page through fault-around, reads nothing, and keeps the miss.
+ */
+static void ft_expect_retry_keeps_miss(struct kunit *test, struct ft_map *map,
+				       unsigned int flags)
+{
+	struct ft_file *ft = map->ft;
+	vm_fault_t ret = ft_handle_fault(map, 1000, flags | FAULT_FLAG_TRIED);
+
+	KUNIT_ASSERT_EQ_MSG(test, VM_FAULT_NOPAGE, ret,
+			    "the retry maps the page through fault-around");
+	KUNIT_EXPECT_TRUE(test, ft_pte_present(test, map, ft_addr(map, 1000)));
+	KUNIT_EXPECT_EQ(test, 0UL, ft->nr_reads);
+	KUNIT_EXPECT_EQ_MSG(test, 1U, ft_mmap_miss(ft), "the retry kept the miss");
+}
+
+/*
  * P2, the whole sequence through the real fault handler: a read fault
  * misses, reads around with the mmap lock dropped and returns
  * VM_FAULT_RETRY; the retry, with FAULT_FLAG_TRIED, maps the faulting page
@@ -809,22 +841,10 @@ static void fault_around_p2_miss_then_retry_test(struct kunit *test)
 	unsigned int flags = FAULT_FLAG_ALLOW_RETRY | FAULT_FLAG_KILLABLE;
 	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
 	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
-	vm_fault_t ret;
 
-	ret = ft_handle_fault(&map, 1000, flags);
-	KUNIT_ASSERT_EQ_MSG(test, VM_FAULT_MAJOR | VM_FAULT_RETRY, ret,
-			    "the miss reads around with the lock dropped");
-	KUNIT_EXPECT_EQ(test, 1U, ft_mmap_miss(ft));
-	ft_expect_reads(test, ft, 1000 - FT_RA_PAGES / 2, FT_RA_PAGES,
-			"read-around");
-	ft_forget_reads(ft);
-
-	ret = ft_handle_fault(&map, 1000, flags | FAULT_FLAG_TRIED);
-	KUNIT_ASSERT_EQ_MSG(test, VM_FAULT_NOPAGE, ret,
-			    "the retry maps the page through fault-around");
-	KUNIT_EXPECT_TRUE(test, ft_pte_present(test, &map, ft_addr(&map, 1000)));
-	KUNIT_EXPECT_EQ(test, 0UL, ft->nr_reads);
-	KUNIT_EXPECT_EQ_MSG(test, 1U, ft_mmap_miss(ft), "the retry kept the miss");
+	ft_expect_miss_unlocked(test, ft, ft_handle_fault(&map, 1000, flags),
+				"mmap lock");
+	ft_expect_retry_keeps_miss(test, &map, flags);
 }
 
 #ifdef CONFIG_TRANSPARENT_HUGEPAGE
@@ -908,19 +928,8 @@ static void fault_around_p2_vma_lock_test(struct kunit *test)
 			      flags | FAULT_FLAG_VMA_LOCK, NULL);
 	if (!(ret & (VM_FAULT_RETRY | VM_FAULT_COMPLETED)))
 		vma_end_read(vma);
-	KUNIT_ASSERT_EQ_MSG(test, VM_FAULT_MAJOR | VM_FAULT_RETRY, ret,
-			    "the miss reads around with the VMA lock dropped");
-	KUNIT_EXPECT_EQ(test, 1U, ft_mmap_miss(ft));
-	ft_expect_reads(test, ft, 1000 - FT_RA_PAGES / 2, FT_RA_PAGES,
-			"read-around");
-	ft_forget_reads(ft);
-
-	ret = ft_handle_fault(&map, 1000, flags | FAULT_FLAG_TRIED);
-	KUNIT_ASSERT_EQ_MSG(test, VM_FAULT_NOPAGE, ret,
-			    "the retry maps the page through fault-around");
-	KUNIT_EXPECT_TRUE(test, ft_pte_present(test, &map, ft_addr(&map, 1000)));
-	KUNIT_EXPECT_EQ(test, 0UL, ft->nr_reads);
-	KUNIT_EXPECT_EQ_MSG(test, 1U, ft_mmap_miss(ft), "the retry kept the miss");
+	ft_expect_miss_unlocked(test, ft, ret, "VMA lock");
+	ft_expect_retry_keeps_miss(test, &map, flags);
 #else
 	kunit_skip(test, "needs CONFIG_PER_VMA_LOCK (SMP): run with --arch=x86_64");
 #endif
