@@ -94,6 +94,10 @@ def _run_opts(p: argparse.ArgumentParser) -> None:
 		       'directory under CACHE/results)')
 	p.add_argument('-q', '--quiet', action='store_true',
 		       help='do not echo kunit.py; print only the summary')
+	p.add_argument('--config', metavar='NAME',
+		       help='add kunit-configs/ARCH-NAME.config to the arch\'s '
+		       'configuration, in a build directory of its own (e.g. '
+		       '--arch x86_64 --config refs)')
 	p.add_argument('--no-ccache', action='store_true',
 		       help='compile without ccache (default: with ccache, its '
 		       'cache in CACHE/ccache or $MM_KUNIT_CCACHE_DIR)')
@@ -265,9 +269,25 @@ class Harness:
 			trees.progress(f'updated in {tree.src}: {", ".join(changed)}')
 		return tree
 
+	@property
+	def build_key(self) -> str:
+		"""Names the build directory: the arch, and the --config if any."""
+		a = self.args
+		name = getattr(a, 'config', None)
+		return f'{a.arch}-{name}' if name else a.arch
+
 	def run_options(self) -> runner.RunOptions:
 		a = self.args
 		configs = [KUNIT_CONFIGS / f'{a.arch}.config']
+		if getattr(a, 'config', None):
+			extra = KUNIT_CONFIGS / f'{a.arch}-{a.config}.config'
+			if not extra.is_file():
+				known = sorted(p.stem[len(a.arch) + 1:] for p in
+					       KUNIT_CONFIGS.glob(f'{a.arch}-*.config'))
+				raise HarnessError(
+					f'no {extra.name} in {KUNIT_CONFIGS} (configs for '
+					f'{a.arch}: {", ".join(known) or "none"})')
+			configs.append(extra)
 		qemu_args = KUNIT_CONFIGS / f'{a.arch}.qemu_args'
 		cc = runner.RunOptions()
 		if self.ccache:
@@ -288,7 +308,7 @@ class Harness:
 		"""QEMU runs use KVM if it really works here (kvm.py), else TCG."""
 		if opts.arch != 'x86_64':
 			return opts
-		image = tree.build_dir(opts.arch) / 'arch/x86/boot/bzImage'
+		image = tree.build_dir(self.build_key) / 'arch/x86/boot/bzImage'
 		usable, why = kvm.kvm_works(
 			self.cache, image,
 			extra=('-bios', 'qboot.rom', *opts.qemu_args.split()))
@@ -351,7 +371,7 @@ def cmd_run(h: Harness) -> int:
 		return cmd_each_commit(h)
 	h.ensure_deps()
 	with _prepared(h) as (tree, src):
-		build = tree.build_dir(a.arch)
+		build = tree.build_dir(h.build_key)
 		results = a.results.resolve() if a.results else \
 			runner.new_results_dir(h.cache, a.arch)
 		trees.progress(f'running kunit.py in {src} (build: {build})')
@@ -401,7 +421,7 @@ def run_commit(h: Harness, tree: trees.PreparedTree, commit: trees.Commit,
 	opts = h.run_options()
 	ctx = h.report_context(tree, opts)
 	ctx.source = tree.source
-	result = runner.run_kunit(tree.src, tree.build_dir(h.args.arch), opts,
+	result = runner.run_kunit(tree.src, tree.build_dir(h.build_key), opts,
 				  results)
 	write_reports(result, ctx)
 	if not result.booted and not result.cases:
@@ -535,7 +555,7 @@ def cmd_mutants(h: Harness) -> int:
 		code_only = all(f.endswith(('.c', '.h'))
 				for p in extra for f in p.touched)
 		return runner.run_kunit(
-			tree.src, tree.build_dir(a.arch), opts,
+			tree.src, tree.build_dir(h.build_key), opts,
 			runner.new_results_dir(h.cache, label.replace(' ', '-')),
 			prebuilt_config=code_only)
 
@@ -543,7 +563,7 @@ def cmd_mutants(h: Harness) -> int:
 	before_fix: List[mu.BeforeFixResult] = []
 	with tree.locked():
 		tree.prepare(h.overlay, refresh_source=refresh)
-		runner.configure(tree.src, tree.build_dir(a.arch), opts,
+		runner.configure(tree.src, tree.build_dir(h.build_key), opts,
 				 runner.new_results_dir(h.cache, 'mutants-config')
 				 / 'kunit-config.out')
 		try:
@@ -618,7 +638,7 @@ def cmd_replay(h: Harness) -> int:
 					     refresh_source=bool(a.kernel))
 				progress.progress(f'replay on {label}')
 				result = runner.run_kunit(
-					tree.src, tree.build_dir(a.arch), opts,
+					tree.src, tree.build_dir(h.build_key), opts,
 					base / re.sub(r'[^A-Za-z0-9]+', '-', label))
 				ktap = result.results_dir / 'ktap.log'
 				found = replay.parse(label, ktap.read_text()
@@ -659,15 +679,18 @@ def cmd_selftest(h: Harness) -> int:
 
 
 def _on_arch(arch: str, fn: Callable[[Harness], int],
-	     mutants: Sequence[str] = ()) -> Callable[[Harness], int]:
-	"""A check step that runs fn with --arch set to arch."""
+	     mutants: Sequence[str] = (), config: Optional[str] = None,
+	     filter_glob: Optional[str] = None) -> Callable[[Harness], int]:
+	"""A check step that runs fn with --arch (and --config, a filter)."""
 	def step(h: Harness) -> int:
-		saved = (h.args.arch, h.args.mutant)
-		h.args.arch, h.args.mutant = arch, list(mutants)
+		a = h.args
+		saved = (a.arch, a.mutant, a.config, a.filter_glob)
+		a.arch, a.mutant, a.config, a.filter_glob = \
+			arch, list(mutants), config, filter_glob
 		try:
 			return fn(h)
 		finally:
-			h.args.arch, h.args.mutant = saved
+			a.arch, a.mutant, a.config, a.filter_glob = saved
 	return step
 
 
@@ -686,6 +709,9 @@ def cmd_check(h: Harness) -> int:
 		'mutants um': _on_arch('um', cmd_mutants),
 		'replay um': _on_arch('um', cmd_replay),
 		'run x86_64': _on_arch('x86_64', cmd_run),
+		# Another LRU_REFS_WIDTH (kunit-configs/x86_64-refs.config).
+		'run x86_64 refs': _on_arch('x86_64', cmd_run, config='refs',
+					    filter_glob='mm_vmscan_mglru'),
 	}
 	if x86_only:
 		steps['mutants x86_64'] = _on_arch('x86_64', cmd_mutants, x86_only)

@@ -488,3 +488,22 @@ def test_build_errors_name_the_compiler_errors(tmp_path: Path) -> None:
 		'../src/mm/tests/filemap_kunit.h:492:13: error: assignment of '
 		'read-only variable \u2018vmf\u2019']
 	assert runner.build_errors(tmp_path / 'missing') == []
+
+
+def test_run_with_a_named_config(overlay_dir: Path, kernel_tree: Path,
+				 tmp_path: Path) -> None:
+	cache = tmp_path / 'c'
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(cache),
+		    '--no-install', '--config', 'nope',
+		    env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 2
+	assert 'no um-nope.config in' in p.stderr
+	if not shutil.which('qemu-system-x86_64'):
+		pytest.skip('qemu-system-x86 not installed')
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(cache),
+		    '--no-install', '--arch', 'x86_64', '--config', 'refs',
+		    env=dict(env_for(overlay_dir, PASS_RUN), MM_KUNIT_KVM='0'))
+	assert p.returncode == 0, p.stdout + p.stderr
+	argv = next(cache.glob('trees/*/build-x86_64-refs/kunit-argv.txt')).read_text()
+	assert '/kunit-configs/x86_64.config' in argv
+	assert '/kunit-configs/x86_64-refs.config' in argv
