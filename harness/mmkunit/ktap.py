@@ -105,3 +105,23 @@ def ktap_cases(lines: Sequence[KtapLine]) -> List[KtapCase]:
 		elif _HEADER.match(line.text):
 			start = i + 1
 	return cases
+
+
+# What KTAP puts at the left margin: version and plan lines, results and
+# diagnostics. Anything else there is the kernel talking (a driver probing
+# a device on another CPU, a WARNING), not a test.
+_KTAP_TOP = re.compile(r'^((K?TAP version [0-9]+)|(1\.\.[0-9]+)|'
+		       r'((not )?ok [0-9]+.*)|(#.*))$')
+
+
+def without_kernel_lines(lines: Sequence[KtapLine]) -> List[KtapLine]:
+	"""KTAP without the kernel messages printed into it at the left margin.
+
+	Such a line between a "KTAP version" line and its "# Subtest:" header
+	makes kunit.py lose the suite's name (seen under QEMU: "input: AT Raw
+	Set 2 keyboard ..." from a driver probe on another CPU). The lines
+	stay in console.log and ktap.log; only the parse leaves them out.
+	"""
+	return [line for line in lines
+		if line.text.startswith((' ', '\t')) or not line.text
+		or _KTAP_TOP.match(line.text)]

@@ -55,14 +55,19 @@ FAKE_KUNIT_PY = textwrap.dedent('''\
 	# A tree can name its own saved run (a commit that fails, say).
 	if os.path.exists('fake-kunit-run'):
 		run = open('fake-kunit-run').read().strip()
-	os.makedirs(opts['build_dir'], exist_ok=True)
-	with open(os.path.join(opts['build_dir'], 'kunit-argv.txt'), 'a') as f:
+	log_dir = opts.get('build_dir') or os.path.dirname(opts['json'])
+	os.makedirs(log_dir, exist_ok=True)
+	with open(os.path.join(log_dir, 'kunit-argv.txt'), 'a') as f:
 		f.write(' '.join(args) + '\\n')
 	# Like kunit.py: --jobs is a build option, config and exec reject it.
 	if args[0] in ('config', 'exec') and 'jobs' in opts:
 		sys.exit('kunit.py: error: unrecognized arguments: --jobs')
 	if args[0] == 'config':
 		sys.exit(0)
+	if args[0] == 'parse':
+		# The saved run's JSON stands for what kunit.py would parse.
+		shutil.copy(os.path.join(run, 'results.json'), opts['json'])
+		sys.exit(int(open(os.path.join(run, 'exit-code')).read()))
 	if os.environ.get('FAKE_KUNIT_TERM_PARENT'):
 		import signal, time
 		os.kill(os.getppid(), signal.SIGTERM)

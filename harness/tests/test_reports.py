@@ -245,3 +245,23 @@ def test_kcidb_schema_rejects_a_bad_path(tmp_path: Path) -> None:
 	data = reports.kcidb(timed_result(tmp_path), context(tmp_path))
 	data['tests'][2]['path'] = 'kunit.' + TIMED_CASES[2].name
 	assert not kcidb_io.schema.LATEST.is_valid(data)
+
+
+INTERLEAVED = FIXTURES / 'kunit/x86-interleaved'
+
+
+def test_kernel_lines_are_left_out_of_the_parse() -> None:
+	"""A driver's message between a suite's KTAP version line and its
+	header (seen under QEMU) is not KTAP; KUnit's own lines all stay."""
+	lines = ktap.ktap_lines((INTERLEAVED / 'console.log').read_text())
+	kept = ktap.without_kernel_lines(lines)
+	dropped = [line.text for line in lines if line not in kept]
+	assert dropped[0] == ('input: AT Raw Set 2 keyboard as '
+			      '/devices/platform/i8042/serio0/input/input0')
+	texts = [line.text for line in kept]
+	assert texts[2:4] == ['    KTAP version 1', '    # Subtest: mm_filemap_mmap_miss']
+	assert sum(1 for t in texts if ' ok ' in f' {t.strip()} ') == \
+		sum(1 for line in lines if ' ok ' in f' {line.text.strip()} ')
+	# The JSON kunit.py wrote from the garbled output lost the suite name.
+	assert runner.parse_kunit_json((INTERLEAVED / 'results.json').read_text())[0] \
+		.name.startswith('.')

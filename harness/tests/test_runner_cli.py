@@ -507,3 +507,20 @@ def test_run_with_a_named_config(overlay_dir: Path, kernel_tree: Path,
 	argv = next(cache.glob('trees/*/build-x86_64-refs/kunit-argv.txt')).read_text()
 	assert '/kunit-configs/x86_64.config' in argv
 	assert '/kunit-configs/x86_64-refs.config' in argv
+
+
+def test_run_reparses_without_interleaved_kernel_lines(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c'),
+		    '--no-install', env=env_for(overlay_dir, FIXTURES / 'kunit/x86-interleaved'))
+	res = results_dir(p.stdout)
+	argv = (res / 'kunit-argv.txt').read_text()
+	assert argv.startswith('parse --json=')
+	assert argv.rstrip().endswith('ktap-parsed.log')
+	parsed = (res / 'ktap-parsed.log').read_text()
+	assert 'input: AT Raw Set 2 keyboard' not in parsed
+	assert 'input: AT Raw Set 2 keyboard' in (res / 'ktap.log').read_text()
+	# A run without such lines is parsed once, by kunit.py run.
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c2'),
+		    '--no-install', env=env_for(overlay_dir, PASS_RUN))
+	assert not (results_dir(p.stdout) / 'ktap-parsed.log').exists()
