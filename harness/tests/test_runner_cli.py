@@ -524,3 +524,25 @@ def test_run_reparses_without_interleaved_kernel_lines(
 	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c2'),
 		    '--no-install', env=env_for(overlay_dir, PASS_RUN))
 	assert not (results_dir(p.stdout) / 'ktap-parsed.log').exists()
+
+
+def test_check_steps_set_arch_config_and_filter() -> None:
+	"""A check step runs its command with its arch, config and filter,
+	and leaves the arguments as they were."""
+	from mmkunit import cli
+	a = cli.parse_args(['check', '--no-install'])
+	a.mutant, a.filter_glob = [], None
+	h = cli.Harness(a)
+	seen = []
+
+	def fake(h: cli.Harness) -> int:
+		seen.append((h.build_key, h.args.filter_glob,
+			     [k.name for k in h.run_options().kunitconfigs]))
+		return 0
+
+	cli._on_arch('x86_64', fake, config='refs', filter_glob='mm_vmscan_mglru')(h)
+	cli._on_arch('um', fake)(h)
+	assert seen == [
+		('x86_64-refs', 'mm_vmscan_mglru', ['x86_64.config', 'x86_64-refs.config']),
+		('um', None, ['um.config'])]
+	assert (a.arch, a.config, a.filter_glob) == ('um', None, None)
