@@ -266,7 +266,7 @@ class Harness:
 			refresh_source = bool(self.args.kernel)
 		changed = tree.prepare(self.overlay, refresh_source=refresh_source)
 		if changed:
-			trees.progress(f'updated in {tree.src}: {", ".join(changed)}')
+			progress.progress(f'updated in {tree.src}: {", ".join(changed)}')
 		return tree
 
 	@property
@@ -374,7 +374,7 @@ def cmd_run(h: Harness) -> int:
 		build = tree.build_dir(h.build_key)
 		results = a.results.resolve() if a.results else \
 			runner.new_results_dir(h.cache, a.arch)
-		trees.progress(f'running kunit.py in {src} (build: {build})')
+		progress.progress(f'running kunit.py in {src} (build: {build})')
 		opts = h.with_accel(h.run_options(), tree)
 		ctx = h.report_context(tree, opts)
 		result = runner.run_kunit(src, build, opts, results)
@@ -389,7 +389,7 @@ def cmd_run(h: Harness) -> int:
 		print(f'mm-kunit: kernel warning while the tests ran: {complaint}')
 	print(f'mm-kunit: results in {results}')
 	print(result.summary())
-	if a.bisect and not result.booted and not result.cases:
+	if a.bisect and result.untestable:
 		return BISECT_SKIP
 	return EXIT_OK if result.ok else EXIT_TESTS_FAILED
 
@@ -424,7 +424,7 @@ def run_commit(h: Harness, tree: trees.PreparedTree, commit: trees.Commit,
 	result = runner.run_kunit(tree.src, tree.build_dir(h.build_key), opts,
 				  results)
 	write_reports(result, ctx)
-	if not result.booted and not result.cases:
+	if result.untestable:
 		return CommitOutcome(commit, BISECT_SKIP, 'does not build or boot',
 				     result)
 	return CommitOutcome(commit, BISECT_GOOD if result.ok else BISECT_BAD,
@@ -446,8 +446,8 @@ def format_commit_table(outcomes: Sequence[CommitOutcome]) -> str:
 		for suite in suites:
 			cases = [c for c in (o.result.cases if o.result else [])
 				 if c.name.partition('.')[0] == suite]
-			bad = sum(1 for c in cases
-				  if c.status in (runner.Status.FAIL, runner.Status.ERROR))
+			bad = sum(1 for c in (o.result.failed if o.result else [])
+				  if c.name.partition('.')[0] == suite)
 			cells.append('-' if not cases else
 				     f'ok {len(cases) - bad}/{len(cases)}' if not bad
 				     else f'FAIL {bad}/{len(cases)}')
@@ -549,7 +549,7 @@ def cmd_mutants(h: Harness) -> int:
 	def run(overlay: ov.Overlay, extra: Sequence[ov.Patch],
 		label: str) -> runner.RunResult:
 		tree.prepare(overlay, extra, refresh_source=refresh)
-		trees.progress(label)
+		progress.progress(label)
 		# Mutants change C code only: the configuration made once
 		# below holds, and plain make rebuilds what changed.
 		code_only = all(f.endswith(('.c', '.h'))

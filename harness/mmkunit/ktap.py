@@ -57,6 +57,11 @@ def ktap_lines(console: str) -> List[KtapLine]:
 	return out
 
 
+def text(lines: Sequence[KtapLine]) -> str:
+	"""The lines as text, one per line, without their timestamps."""
+	return ''.join(line.text + '\n' for line in lines)
+
+
 @dataclasses.dataclass(frozen=True)
 class KtapCase:
 	"""What the KTAP output says about one leaf test case."""

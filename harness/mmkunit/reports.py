@@ -25,6 +25,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from mmkunit import trees
 from mmkunit.runner import CaseResult, RunResult, Status
 
 KCIDB_VERSION = {'major': 5, 'minor': 3}
@@ -118,7 +119,8 @@ def junit_xml(result: RunResult, ctx: Context) -> str:
 				      ).text = log
 		elif case.status == Status.SKIP:
 			c['skipped'] += 1
-			ET.SubElement(tc, 'skipped', message=_xml_text(_skip_reason(case)))
+			ET.SubElement(tc, 'skipped',
+				      message=_xml_text(case.skip_reason or 'skipped'))
 		if log:
 			ET.SubElement(tc, 'system-out').text = log
 	total = dict(tests=0, failures=0, errors=0, skipped=0, time=0.0)
@@ -130,12 +132,6 @@ def junit_xml(result: RunResult, ctx: Context) -> str:
 		root.set(key, _seconds(value) if key == 'time' else str(int(value)))
 	ET.indent(root)
 	return ET.tostring(root, encoding='unicode', xml_declaration=True) + '\n'
-
-
-def _skip_reason(case: CaseResult) -> str:
-	m = re.search(r'# SKIP ?(.*)$', case.log.strip().splitlines()[-1]) \
-		if case.log.strip() else None
-	return m.group(1).strip() if m else 'skipped'
 
 
 def _harness_verdict(result: RunResult) -> Optional[CaseResult]:
@@ -170,12 +166,11 @@ def _excerpt(text: str) -> str:
 
 
 def _git(tree: Path, *args: str) -> Optional[str]:
+	"""git's output in tree, or None if tree is no git tree."""
 	try:
-		proc = subprocess.run(['git', '-C', str(tree), *args],
-				      capture_output=True, text=True, check=False)
-	except OSError:
+		return trees.git(tree, *args).strip()
+	except trees.TreeError:
 		return None
-	return proc.stdout.strip() if proc.returncode == 0 else None
 
 
 def kernel_version(tree: Path) -> str:

@@ -36,9 +36,11 @@ class CaseResult:
 	name: str  # suite.test or suite.test.row
 	status: Status
 	# From the KTAP output, where it has the case: its lines (the failed
-	# expectations, the skip reason) and its duration in seconds.
+	# expectations, the skip reason), its duration in seconds and, if it
+	# was skipped, why.
 	log: str = ''
 	duration: Optional[float] = None
+	skip_reason: Optional[str] = None
 
 
 @dataclasses.dataclass
@@ -51,12 +53,16 @@ class RunResult:
 	complaints: List[str] = dataclasses.field(default_factory=list)
 	# Whether a kernel was built and booted (it printed KTAP).
 	booted: bool = False
-	# Wall time of the build and of the whole run, in seconds.
+	# kunit.py's (or make's) build time, in seconds.
 	build_seconds: Optional[float] = None
-	seconds: float = 0.0
 
 	def count(self, status: Status) -> int:
 		return sum(1 for c in self.cases if c.status == status)
+
+	@property
+	def untestable(self) -> bool:
+		"""No kernel to test: it did not build, or did not boot."""
+		return not self.booted and not self.cases
 
 	@property
 	def failed(self) -> List[CaseResult]:
@@ -116,7 +122,8 @@ def with_ktap(cases: List[CaseResult],
 		if found:
 			kc = found.pop(0)
 			case = dataclasses.replace(case, log=kc.log,
-						   duration=kc.duration)
+						   duration=kc.duration,
+						   skip_reason=kc.skip_reason)
 		out.append(case)
 	return out
 
@@ -129,7 +136,7 @@ _ELAPSED = re.compile(r'Elapsed time: [0-9.]+s total, [0-9.]+s configuring, '
 
 def extract_ktap(console: str) -> str:
 	"""The KTAP lines of the kernel's console output (see ktap.ktap_lines)."""
-	return ''.join(line.text + '\n' for line in ktap.ktap_lines(console))
+	return ktap.text(ktap.ktap_lines(console))
 
 
 _KERNEL_COMPLAINT = re.compile(
@@ -258,25 +265,23 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 	json_path = results_dir / 'results.json'
 	json_path.unlink(missing_ok=True)
 	(build_dir / 'test.log').unlink(missing_ok=True)
-	started = time.monotonic()
 	build_seconds: Optional[float] = None
 	with open(results_dir / 'kunit.out', 'w') as out:
 		if prebuilt_config:
 			make = ['make', f'ARCH={opts.arch}', f'O={build_dir}',
 				f'--jobs={opts.jobs}', *opts.make_options]
+			started = time.monotonic()
 			if _stream(make, tree, out, opts.quiet, opts.env,
 				   build_dir) != 0:
 				return RunResult(2, [], results_dir,
 						 error='the kernel did not build; see '
-						 f'{results_dir / "kunit.out"}',
-						 seconds=time.monotonic() - started)
+						 f'{results_dir / "kunit.out"}')
 			build_seconds = time.monotonic() - started
 		returncode = _stream(
 			kunit_command(tree, build_dir, opts, json_path,
 				      'exec' if prebuilt_config else 'run'),
 			tree, out, opts.quiet, opts.env, build_dir)
-	result = RunResult(returncode, [], results_dir,
-			   seconds=time.monotonic() - started)
+	result = RunResult(returncode, [], results_dir)
 	m = _ELAPSED.search((results_dir / 'kunit.out').read_text(errors='replace'))
 	result.build_seconds = float(m.group(1)) if m else build_seconds
 	console = build_dir / 'test.log'
@@ -284,7 +289,7 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 	if console.is_file():
 		shutil.copyfile(console, results_dir / 'console.log')
 		lines = ktap.ktap_lines(console.read_text(errors='replace'))
-		text = ''.join(line.text + '\n' for line in lines)
+		text = ktap.text(lines)
 		(results_dir / 'ktap.log').write_text(text)
 		result.complaints = kernel_complaints(text)
 		result.booted = bool(lines)
@@ -293,7 +298,7 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 			# Parse again without the kernel's lines, which can
 			# garble kunit.py's reading of a suite header.
 			kept = results_dir / 'ktap-parsed.log'
-			kept.write_text(''.join(line.text + '\n' for line in clean))
+			kept.write_text(ktap.text(clean))
 			with open(results_dir / 'kunit.out', 'a') as out:
 				result.kunit_returncode = _stream(
 					[sys.executable, str(tree / KUNIT_PY), 'parse',

@@ -232,7 +232,8 @@ class Commit:
 		return self.sha[:12]
 
 
-def _git(repo: Path, *args: str) -> str:
+def git(repo: Path, *args: str) -> str:
+	"""git's output in repo; TreeError if git fails."""
 	proc = subprocess.run(['git', '-C', str(repo), *args],
 			      capture_output=True, text=True, check=False)
 	if proc.returncode != 0:
@@ -244,13 +245,13 @@ def _git(repo: Path, *args: str) -> str:
 def commit_range(kernel: Path, spec: str) -> List[Commit]:
 	"""The commits of A..B (oldest first) in the user's git tree."""
 	try:
-		_git(kernel, 'rev-parse', '--git-dir')
+		git(kernel, 'rev-parse', '--git-dir')
 	except TreeError as e:
 		raise TreeError(f'{kernel}: not a git tree, so no commits to '
 				'run each of') from e
 	if '..' not in spec:
 		raise TreeError(f'{spec}: give a commit range A..B')
-	out = _git(kernel, 'rev-list', '--reverse', '--format=%H %s',
+	out = git(kernel, 'rev-list', '--reverse', '--format=%H %s',
 		   '--no-commit-header', spec, '--')
 	commits = [Commit(*line.split(' ', 1)) if ' ' in line
 		   else Commit(line, '') for line in out.splitlines() if line]
@@ -280,7 +281,7 @@ def checkout_commit(tree: PreparedTree, kernel: Path, commit: Commit) -> None:
 		shutil.rmtree(checkout, ignore_errors=True)
 		checkout.parent.mkdir(parents=True, exist_ok=True)
 		with step(f'cloning {kernel} (sharing its objects) into {checkout}'):
-			_git(checkout.parent, 'clone', '--quiet', '--shared',
+			git(checkout.parent, 'clone', '--quiet', '--shared',
 			     '--no-checkout', str(kernel.resolve()), checkout.name)
-	_git(checkout, 'checkout', '--quiet', '--force', '--detach', commit.sha)
-	_git(checkout, 'clean', '--quiet', '-dffx')
+	git(checkout, 'checkout', '--quiet', '--force', '--detach', commit.sha)
+	git(checkout, 'clean', '--quiet', '-dffx')

@@ -24,8 +24,7 @@ def scenario_names() -> List[str]:
 
 
 def replay_ktap() -> str:
-	return ''.join(line.text + '\n' for line in ktap.ktap_lines(
-		(REPLAY_RUN / 'console.log').read_text()))
+	return ktap.text(ktap.ktap_lines((REPLAY_RUN / 'console.log').read_text()))
 
 
 def test_parse_a_real_run_has_every_scenario_in_order() -> None:
