@@ -678,43 +678,60 @@ def cmd_selftest(h: Harness) -> int:
 			      env=dict(os.environ, PYTHONPATH=path)).returncode
 
 
-def _on_arch(arch: str, fn: Callable[[Harness], int],
-	     mutants: Sequence[str] = (), config: Optional[str] = None,
-	     filter_glob: Optional[str] = None) -> Callable[[Harness], int]:
-	"""A check step that runs fn with --arch (and --config, a filter)."""
+def _step_args(check: argparse.Namespace, command: str, arch: str,
+	       mutants: Sequence[str], config: Optional[str],
+	       filter_glob: Optional[str]) -> argparse.Namespace:
+	"""The arguments `command` would have been given on the command line,
+	with check's shared options (--kernel, --cache, ...) carried over."""
+	args = build_parser().parse_args([command])
+	for name, value in vars(check).items():
+		if name != 'command' and hasattr(args, name):
+			setattr(args, name, value)
+	args.kunit_args = list(check.kunit_args)
+	for name, value in (('arch', arch), ('config', config),
+			    ('filter_glob', filter_glob),
+			    ('mutant', list(mutants))):
+		if hasattr(args, name):
+			setattr(args, name, value)
+	return args
+
+
+def _step(command: str, arch: str = 'um', mutants: Sequence[str] = (),
+	  config: Optional[str] = None,
+	  filter_glob: Optional[str] = None) -> Callable[[Harness], int]:
+	"""A check step that runs a command with --arch (and --config, a
+	filter), with the arguments that command's own parser gives."""
 	def step(h: Harness) -> int:
-		a = h.args
-		saved = (a.arch, a.mutant, a.config, a.filter_glob)
-		a.arch, a.mutant, a.config, a.filter_glob = \
-			arch, list(mutants), config, filter_glob
-		try:
-			return fn(h)
-		finally:
-			a.arch, a.mutant, a.config, a.filter_glob = saved
+		args = _step_args(h.args, command, arch, mutants, config,
+				  filter_glob)
+		return HANDLERS[command](Harness(args))
 	return step
 
 
-def cmd_check(h: Harness) -> int:
-	h.args.pytest_args = []
-	h.args.filter_glob = None
-	h.args.in_place = False
-	h.args.mutant = []
+def check_steps(h: Harness) -> Dict[str, Callable[[Harness], int]]:
+	"""What `check` runs, in order."""
 	# The mutants only another arch can kill, run on that arch.
 	x86_only = [m.name for m in h.overlay.mutants()
 		    if mu.arches(m) and 'um' not in mu.arches(m)
 		    and 'x86_64' in mu.arches(m)]
 	steps: Dict[str, Callable[[Harness], int]] = {
-		'selftest': cmd_selftest, 'lint': cmd_lint,
-		'run um': _on_arch('um', cmd_run),
-		'mutants um': _on_arch('um', cmd_mutants),
-		'replay um': _on_arch('um', cmd_replay),
-		'run x86_64': _on_arch('x86_64', cmd_run),
+		'selftest': _step('selftest'),
+		'lint': _step('lint'),
+		'run um': _step('run'),
+		'mutants um': _step('mutants'),
+		'replay um': _step('replay'),
+		'run x86_64': _step('run', 'x86_64'),
 		# Another LRU_REFS_WIDTH (kunit-configs/x86_64-refs.config).
-		'run x86_64 refs': _on_arch('x86_64', cmd_run, config='refs',
-					    filter_glob='mm_vmscan_mglru'),
+		'run x86_64 refs': _step('run', 'x86_64', config='refs',
+					 filter_glob='mm_vmscan_mglru'),
 	}
 	if x86_only:
-		steps['mutants x86_64'] = _on_arch('x86_64', cmd_mutants, x86_only)
+		steps['mutants x86_64'] = _step('mutants', 'x86_64', x86_only)
+	return steps
+
+
+def cmd_check(h: Harness) -> int:
+	steps = check_steps(h)
 	outcome: Dict[str, int] = {}
 	# Install everything first: the selftests run the harness too.
 	h.ensure_deps(deps.SELFTEST, deps.X86_64, deps.REPLAY)

@@ -526,23 +526,35 @@ def test_run_reparses_without_interleaved_kernel_lines(
 	assert not (results_dir(p.stdout) / 'ktap-parsed.log').exists()
 
 
-def test_check_steps_set_arch_config_and_filter() -> None:
-	"""A check step runs its command with its arch, config and filter,
-	and leaves the arguments as they were."""
-	from mmkunit import cli
-	a = cli.parse_args(['check', '--no-install'])
-	a.mutant, a.filter_glob = [], None
+def test_check_steps_run_the_real_commands(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""Each step of `check` runs its command with the arguments that
+	command's own parser gives, plus the step's arch, config and filter,
+	and leaves check's arguments as they were."""
+	from conftest import FAKE_BIN
+	from mmkunit import cli, deps
+	for k, v in env_for(overlay_dir, PASS_RUN).items():
+		monkeypatch.setenv(k, v)
+	monkeypatch.setenv('MM_KUNIT_KVM', '0')
+	monkeypatch.setenv('PATH', f'{FAKE_BIN}{os.pathsep}{os.environ["PATH"]}')
+	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
+	a = cli.parse_args(['check', '--kernel', str(kernel_tree),
+			    '--cache', str(tmp_path / 'c'), '--no-install', '-q'])
+	before = dict(vars(a))
 	h = cli.Harness(a)
-	seen = []
-
-	def fake(h: cli.Harness) -> int:
-		seen.append((h.build_key, h.args.filter_glob,
-			     [k.name for k in h.run_options().kunitconfigs]))
-		return 0
-
-	cli._on_arch('x86_64', fake, config='refs', filter_glob='mm_vmscan_mglru')(h)
-	cli._on_arch('um', fake)(h)
-	assert seen == [
-		('x86_64-refs', 'mm_vmscan_mglru', ['x86_64.config', 'x86_64-refs.config']),
-		('um', None, ['um.config'])]
-	assert (a.arch, a.config, a.filter_glob) == ('um', None, None)
+	steps = cli.check_steps(h)
+	assert list(steps)[:2] == ['selftest', 'lint']
+	for name in ('run um', 'run x86_64', 'run x86_64 refs'):
+		assert steps[name](h) == 0, name
+	# The fake overlay's mutant survives the saved passing run.
+	assert steps['mutants um'](h) == cli.EXIT_TESTS_FAILED
+	assert vars(a) == before
+	build = tmp_path / 'c/trees'
+	argv = {p.parent.name: p.read_text().splitlines()
+		for p in build.rglob('kunit-argv.txt')}
+	assert sorted(argv) == ['build-um', 'build-x86_64', 'build-x86_64-refs']
+	refs = argv['build-x86_64-refs'][-1]
+	assert '--arch=x86_64' in refs and refs.endswith('mm_vmscan_mglru')
+	assert 'x86_64-refs.config' in refs
+	assert not any('mm_vmscan_mglru' in line for line in argv['build-um'])
