@@ -20,6 +20,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from mmkunit import deps
 from mmkunit import export as ex
+from mmkunit import fixes as fx
 from mmkunit import kvm
 from mmkunit import mutants as mu
 from mmkunit import overlay as ov
@@ -37,8 +38,8 @@ EXIT_OK = 0
 EXIT_TESTS_FAILED = 1
 EXIT_ERROR = 2
 
-COMMANDS = ('run', 'prepare', 'export', 'lint', 'mutants', 'replay', 'selftest',
-	    'check')
+COMMANDS = ('run', 'prepare', 'export', 'lint', 'mutants', 'replay', 'fixes',
+	    'selftest', 'check')
 
 DESCRIPTION = """\
 Build a kernel with the project's mm KUnit suites and run them.
@@ -51,17 +52,23 @@ commands (default: run):
   mutants    run the suites against every mutant and print the matrix
   replay     replay mmap access patterns on stock 6.12, P1, P2 and P1+P2 and
              tabulate and plot the I/O (CSV, PNG)
+  fixes      run the suites on an older kernel (default: Debian's 6.1) and
+             say which fixes it lacks, against kernel/compat/X.Y/expected
   selftest   the harness's own tests (no kernel build)
-  check      everything CI runs: selftest, lint, run, mutants and replay
-             (UML), run and the x86_64-only mutants (x86_64)
+  check      everything CI runs: selftest, lint, run, mutants, replay and
+             fixes (UML), run and the x86_64-only mutants (x86_64)
 
 Run `./run_kunit.sh COMMAND --help` for a command's options.
 """
 
 
-def overlay_dir() -> Path:
-	"""kernel/ of this repository, or $MM_KUNIT_OVERLAY."""
-	return Path(os.environ.get('MM_KUNIT_OVERLAY') or KERNEL_DIR)
+def overlay_dir(version: str = '') -> Path:
+	"""$MM_KUNIT_OVERLAY, else the port of the series to the kernel's
+	VERSION.PATCHLEVEL (kernel/compat/X.Y) if there is one, else kernel/."""
+	if os.environ.get('MM_KUNIT_OVERLAY'):
+		return Path(os.environ['MM_KUNIT_OVERLAY'])
+	port = KERNEL_DIR / 'compat' / '.'.join(version.split('.')[:2])
+	return port if version and port.is_dir() else KERNEL_DIR
 
 
 class HarnessError(Exception):
@@ -174,6 +181,18 @@ def build_parser() -> argparse.ArgumentParser:
 	_common(p)
 	_run_opts(p)
 
+	p = sub.add_parser('fixes', help='which fixes an older kernel lacks',
+			   description='Build the suites on an older kernel through '
+			   'the port of the series in kernel/compat/X.Y and hold '
+			   'the results against its list of expected failures '
+			   '(kernel/compat/X.Y/expected): each listed test must '
+			   'fail, every other must pass. Prints the fixes the '
+			   'kernel lacks; exits non-zero if the run differs from '
+			   'the list.')
+	_common(p)
+	_run_opts(p)
+	p.set_defaults(tarball=trees.FIXES_TARBALL, in_place=False)
+
 	p = sub.add_parser('selftest', help='the harness\'s own tests',
 			   description='Run the harness\'s own tests with pytest; '
 			   'no kernel is built.')
@@ -224,16 +243,30 @@ class Harness:
 	@property
 	def overlay(self) -> ov.Overlay:
 		if self._overlay is None:
-			self._overlay = ov.Overlay.load(overlay_dir())
+			self._overlay = ov.Overlay.load(overlay_dir(self.version))
 			without = getattr(self.args, 'without', [])
 			if without:
 				self._overlay = self._overlay.without(without)
 		return self._overlay
 
+	@property
+	def version(self) -> str:
+		"""The kernel's version: the user's tree's or the tarball's (from
+		its name; it need not be unpacked yet)."""
+		a = self.args
+		if getattr(a, 'kernel', None):
+			return trees.kernel_version(a.kernel)
+		if getattr(a, 'tarball', None):
+			m = re.search(r'(\d+\.\d+(\.\d+)?)\.tar', a.tarball.name)
+			if m:
+				return m.group(1)
+			return trees.kernel_version(self.source_tree())
+		return ''
+
 	def ensure_deps(self, *extra: Sequence[deps.Requirement]) -> None:
 		reqs: List[deps.Requirement] = list(deps.BUILD)
 		if not getattr(self.args, 'kernel', None):
-			reqs += deps.SOURCE
+			reqs += deps.source_for(self.args.tarball)
 		if getattr(self.args, 'arch', 'um') == 'x86_64':
 			reqs += deps.X86_64
 		if self.ccache:
@@ -365,10 +398,9 @@ def _prepared(h: Harness) -> Iterator[Tuple[trees.PreparedTree, Path]]:
 		yield tree, src
 
 
-def cmd_run(h: Harness) -> int:
+def _run(h: Harness) -> runner.RunResult:
+	"""Prepares the tree, builds, runs and reports: what `run` does."""
 	a = h.args
-	if getattr(a, 'each_commit', None):
-		return cmd_each_commit(h)
 	h.ensure_deps()
 	with _prepared(h) as (tree, src):
 		build = tree.build_dir(h.build_key)
@@ -389,9 +421,45 @@ def cmd_run(h: Harness) -> int:
 		print(f'mm-kunit: kernel warning while the tests ran: {complaint}')
 	print(f'mm-kunit: results in {results}')
 	print(result.summary())
-	if a.bisect and result.untestable:
+	return result
+
+
+def cmd_run(h: Harness) -> int:
+	if getattr(h.args, 'each_commit', None):
+		return cmd_each_commit(h)
+	result = _run(h)
+	if h.args.bisect and result.untestable:
 		return BISECT_SKIP
 	return EXIT_OK if result.ok else EXIT_TESTS_FAILED
+
+
+def cmd_fixes(h: Harness) -> int:
+	"""Runs the suites on an older kernel, through its port of the series,
+	and holds the results against the port's list of expected failures."""
+	root = overlay_dir(h.version)
+	expected = root / 'expected'
+	if not expected.is_file():
+		ports = sorted(p.name for p in (KERNEL_DIR / 'compat').glob('*')
+			       if (p / 'expected').is_file())
+		raise HarnessError(
+			f'no port of the series to {h.version or "this kernel"} '
+			f'with a list of expected failures ({expected}); ports: '
+			f'{", ".join(ports) or "none"}')
+	if h.args.arch != 'um':
+		raise HarnessError('the lists of expected failures are worked out '
+				   'for UML; fixes runs --arch um only')
+	entries = fx.load_expected(expected)
+	print(f'mm-kunit: {h.version} through {root.relative_to(REPO)}')
+	result = _run(h)
+	if result.untestable:
+		return EXIT_ERROR
+	report = fx.judge(result.cases, entries)
+	print(f'\nFixes {h.version} lacks, by the tests that stand for them '
+	      f'({expected.relative_to(REPO)}):')
+	for line in report.lines():
+		print(line)
+	print(f'fixes: {"as expected" if report.ok else "NOT as expected"}')
+	return EXIT_OK if report.ok else EXIT_TESTS_FAILED
 
 
 # Exit codes for `git bisect run`, per commit.
@@ -684,8 +752,12 @@ def _step_args(check: argparse.Namespace, command: str, arch: str,
 	"""The arguments `command` would have been given on the command line,
 	with check's shared options (--kernel, --cache, ...) carried over."""
 	args = build_parser().parse_args([command])
+	defaults = vars(build_parser().parse_args(['check']))
 	for name, value in vars(check).items():
-		if name != 'command' and hasattr(args, name):
+		# What was given to check; the command keeps its own defaults
+		# (fixes its older kernel's tarball, say).
+		if (name != 'command' and hasattr(args, name) and
+		    (name not in defaults or value != defaults[name])):
 			setattr(args, name, value)
 	args.kunit_args = list(check.kunit_args)
 	for name, value in (('arch', arch), ('config', config),
@@ -720,6 +792,8 @@ def check_steps(h: Harness) -> Dict[str, Callable[[Harness], int]]:
 		'run um': _step('run'),
 		'mutants um': _step('mutants'),
 		'replay um': _step('replay'),
+		# Debian's 6.1 as a second before-fix tree (kernel/compat/6.1).
+		'fixes 6.1 um': _step('fixes'),
 		'run x86_64': _step('run', 'x86_64'),
 		# Another LRU_REFS_WIDTH (kunit-configs/x86_64-refs.config).
 		'run x86_64 refs': _step('run', 'x86_64', config='refs',
@@ -734,14 +808,15 @@ def cmd_check(h: Harness) -> int:
 	steps = check_steps(h)
 	outcome: Dict[str, int] = {}
 	# Install everything first: the selftests run the harness too.
-	h.ensure_deps(deps.SELFTEST, deps.X86_64, deps.REPLAY)
+	h.ensure_deps(deps.SELFTEST, deps.X86_64, deps.REPLAY,
+		      deps.source_for(trees.FIXES_TARBALL))
 	for name, fn in steps.items():
 		print(f'\n=== check: {name} ===', flush=True)
 		try:
 			outcome[name] = fn(h)
 		except (HarnessError, ov.OverlayError, trees.TreeError,
 			deps.MissingDependencies, ex.ExportError,
-			runner.ConfigError) as e:
+			runner.ConfigError, fx.ExpectedError) as e:
 			print(f'mm-kunit: error: {e}', file=sys.stderr)
 			outcome[name] = EXIT_ERROR
 	print()
@@ -755,6 +830,7 @@ def cmd_check(h: Harness) -> int:
 HANDLERS: Dict[str, Callable[[Harness], int]] = {
 	'run': cmd_run, 'prepare': cmd_prepare, 'export': cmd_export,
 	'lint': cmd_lint, 'mutants': cmd_mutants, 'replay': cmd_replay,
+	'fixes': cmd_fixes,
 	'selftest': cmd_selftest,
 	'check': cmd_check,
 }
@@ -783,7 +859,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 		print(f'mm-kunit: error: {e}', file=sys.stderr)
 		return BISECT_SKIP if bisect else EXIT_ERROR
 	except (HarnessError, ov.OverlayError, trees.TreeError,
-		ex.ExportError, runner.ConfigError, replay.ReplayError) as e:
+		ex.ExportError, runner.ConfigError, replay.ReplayError,
+		fx.ExpectedError) as e:
 		print(f'mm-kunit: error: {e}', file=sys.stderr)
 		return setup_error
 	except KeyboardInterrupt:

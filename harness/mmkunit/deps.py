@@ -6,14 +6,15 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence, Tuple
 
 from mmkunit.progress import step
-from mmkunit.trees import DEFAULT_PACKAGE, DEFAULT_TARBALL
+from mmkunit.trees import DEFAULT_TARBALL
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,8 +50,19 @@ BUILD = (
 )
 # The compiler cache (not with --no-ccache).
 CCACHE = (Requirement('ccache', command='ccache'),)
+
+
+def source_for(tarball: Path) -> Tuple[Requirement, ...]:
+	"""The Debian package of /usr/src/linux-source-X.Y.tar.xz, if that is
+	the tarball (another tarball is the user's to provide)."""
+	m = re.fullmatch(r'(linux-source-\d+\.\d+)\.tar\.xz', tarball.name)
+	if m and tarball.parent == Path('/usr/src'):
+		return (Requirement(m.group(1), path=tarball),)
+	return ()
+
+
 # The default kernel tree.
-SOURCE = (Requirement(DEFAULT_PACKAGE, path=DEFAULT_TARBALL),)
+SOURCE = source_for(DEFAULT_TARBALL)
 # Running under QEMU on x86_64.
 X86_64 = (
 	Requirement('qemu-system-x86', command='qemu-system-x86_64'),

@@ -31,7 +31,10 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 # Directories of kernel/ that are not copied into the tree as files.
-_NON_FILE_DIRS = ('patches', 'mutants')
+_NON_FILE_DIRS = ('patches', 'mutants', 'compat')
+# Files at the top of an overlay that are about it, not for the tree: a
+# port's list of expected failures (see fixes.py).
+_NON_FILE_FILES = ('expected',)
 
 _DIFF_GIT_RE = re.compile(r'^diff --git a/(\S+) b/(\S+)$')
 _PLUS_RE = re.compile(r'^\+\+\+ b/(\S+)')
@@ -184,6 +187,8 @@ def _overlay_files(root: Path) -> Iterable[str]:
 			dirnames[:] = [d for d in dirnames if d not in _NON_FILE_DIRS]
 		dirnames[:] = [d for d in dirnames if d != '__pycache__']
 		for f in filenames:
+			if rel == Path('.') and f in _NON_FILE_FILES:
+				continue
 			yield str(rel / f) if rel != Path('.') else f
 
 
@@ -251,13 +256,20 @@ def check_kernel_tree(tree: Path) -> None:
 			'tools/testing/kunit/kunit.py)')
 
 
-def _read_base(tree: Path, patches: Sequence[Patch]) -> Dict[str, bytes]:
+def _read_base(tree: Path, patches: Sequence[Patch],
+	       new_files: Optional[Dict[str, bytes]] = None) -> Dict[str, bytes]:
+	"""The files the patches touch: from the tree, or, for a file an
+	earlier line of the series adds (and the tree does not have yet),
+	from the overlay."""
 	base: Dict[str, bytes] = {}
 	for patch in patches:
 		for name in patch.touched:
 			if name in base:
 				continue
 			path = tree / name
+			if not path.is_file() and new_files and name in new_files:
+				base[name] = new_files[name]
+				continue
 			if not path.is_file():
 				raise PatchFailed(patch, [name],
 						  f'{name}: no such file in {tree}')
@@ -278,7 +290,7 @@ def stage(overlay: Overlay, tree: Path, extra: Sequence[Patch] = (),
 	"""
 	check_kernel_tree(tree)
 	patches = list(overlay.patches) + list(extra)
-	base = _read_base(tree, patches)
+	base = _read_base(tree, patches, overlay.contents)
 	if already_applied:
 		base = _apply_series(overlay.patches, base, reverse=True)
 	result = _apply_series(patches, base)
@@ -287,7 +299,8 @@ def stage(overlay: Overlay, tree: Path, extra: Sequence[Patch] = (),
 			raise OverlayError(
 				f'{tree / name} already exists: the overlay only adds '
 				'new files; edits to existing files go in a patch')
-		result[name] = overlay.contents[name]
+		# A later patch of the series may edit a file an earlier adds.
+		result.setdefault(name, overlay.contents[name])
 	return result
 
 

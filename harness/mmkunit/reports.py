@@ -173,21 +173,6 @@ def _git(tree: Path, *args: str) -> Optional[str]:
 		return None
 
 
-def kernel_version(tree: Path) -> str:
-	"""VERSION.PATCHLEVEL.SUBLEVEL from the tree's Makefile."""
-	fields: Dict[str, str] = {}
-	try:
-		head = (tree / 'Makefile').read_text(errors='replace')[:2000]
-	except OSError:
-		return ''
-	for key in ('VERSION', 'PATCHLEVEL', 'SUBLEVEL'):
-		m = re.search(rf'^{key} = (\S+)', head, re.M)
-		if m:
-			fields[key] = m.group(1)
-	return '.'.join(fields[k] for k in ('VERSION', 'PATCHLEVEL', 'SUBLEVEL')
-			if k in fields)
-
-
 def patchset_hash(patches: Sequence[Tuple[str, bytes]]) -> str:
 	"""KCIDB's patchset hash: the sha256 of the patches' sha256 hashes,
 	each followed by a newline, in the order they apply."""
@@ -215,7 +200,7 @@ def kcidb(result: RunResult, ctx: Context) -> Dict[str, Any]:
 		'tree_name': ctx.source.name,
 		'start_time': started,
 		'valid': True,
-		'misc': {'kernel_version': kernel_version(ctx.source),
+		'misc': {'kernel_version': trees.kernel_version(ctx.source),
 			 'source': str(ctx.source),
 			 'patches': [name for name, _ in ctx.patches]},
 	}

@@ -32,6 +32,8 @@ from mmkunit.progress import progress, step
 
 DEFAULT_TARBALL = Path('/usr/src/linux-source-6.12.tar.xz')
 DEFAULT_PACKAGE = 'linux-source-6.12'
+# The older kernel `fixes` runs by default.
+FIXES_TARBALL = Path('/usr/src/linux-source-6.1.tar.xz')
 
 
 class TreeError(Exception):
@@ -46,6 +48,21 @@ def cache_dir() -> Path:
 	return Path(xdg).resolve() / 'mm-kunit'
 
 
+def kernel_version(tree: Path) -> str:
+	"""VERSION.PATCHLEVEL.SUBLEVEL from the tree's Makefile."""
+	fields: Dict[str, str] = {}
+	try:
+		head = (tree / 'Makefile').read_text(errors='replace')[:2000]
+	except OSError:
+		return ''
+	for key in ('VERSION', 'PATCHLEVEL', 'SUBLEVEL'):
+		m = re.search(rf'^{key} = (\S+)', head, re.M)
+		if m:
+			fields[key] = m.group(1)
+	return '.'.join(fields[k] for k in ('VERSION', 'PATCHLEVEL', 'SUBLEVEL')
+			if k in fields)
+
+
 def _stamp(path: Path) -> str:
 	st = path.stat()
 	return f'{path}:{st.st_size}:{int(st.st_mtime)}'
@@ -58,7 +75,7 @@ def unpack_tarball(tarball: Path, cache: Path) -> Path:
 	interrupted unpack never leaves a half tree that looks complete.
 	"""
 	if not tarball.is_file():
-		raise TreeError(f'{tarball}: no such kernel tarball (install {DEFAULT_PACKAGE})')
+		raise TreeError(f'{tarball}: no such kernel tarball (Debian\'s are in the linux-source-X.Y packages)')
 	name = re.sub(r'\.tar(\.\w+)?$', '', tarball.name)
 	dest = cache / 'pristine' / name
 	stamp_file = cache / 'pristine' / f'{name}.stamp'

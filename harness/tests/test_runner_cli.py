@@ -558,3 +558,20 @@ def test_check_steps_run_the_real_commands(
 	assert '--arch=x86_64' in refs and refs.endswith('mm_vmscan_mglru')
 	assert 'x86_64-refs.config' in refs
 	assert not any('mm_vmscan_mglru' in line for line in argv['build-um'])
+
+
+def test_check_step_keeps_the_commands_own_defaults() -> None:
+	"""A step gets what was given to check, and otherwise its command's
+	own defaults: fixes keeps its older kernel's tarball."""
+	from mmkunit import cli, trees
+	a = cli.parse_args(['check', '--no-install', '--cache', '/c', '--jobs', '1'])
+	fixes = cli._step_args(a, 'fixes', 'um', (), None, None)
+	assert fixes.tarball == trees.FIXES_TARBALL
+	assert (fixes.cache, fixes.no_install, fixes.jobs) == (Path('/c'), True, 1)
+	run = cli._step_args(a, 'run', 'x86_64', (), 'refs', 'mm_vmscan_mglru')
+	assert run.tarball == trees.DEFAULT_TARBALL
+	assert (run.arch, run.config, run.filter_glob, run.bisect) == \
+		('x86_64', 'refs', 'mm_vmscan_mglru', False)
+	a = cli.parse_args(['check', '--tarball', '/t/linux-source-6.1.tar.xz'])
+	assert cli._step_args(a, 'run', 'um', (), None, None).tarball == \
+		Path('/t/linux-source-6.1.tar.xz')

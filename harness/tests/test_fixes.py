@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: GPL-2.0
+"""An older kernel as a before-fix tree: the expected list and its verdicts,
+the port's overlay, and `fixes` end to end on the fake tree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List
+
+import pytest
+
+from conftest import REPO, make_kernel_tree, run_cli
+from mmkunit import deps
+from mmkunit import fixes as fx
+from mmkunit import overlay as ov
+from mmkunit.runner import CaseResult, Status
+
+P, F, S, E = Status.PASS, Status.FAIL, Status.SKIP, Status.ERROR
+
+EXPECTED = '''\
+# comment
+fails | s.fix_a_* | fix A
+fails | s.fix_b_test.row one | fix B
+unsupported | s.needs_device_* | no device here
+'''
+
+
+def cases(*pairs) -> List[CaseResult]:
+	return [CaseResult(name, status) for name, status in pairs]
+
+
+def test_parse_expected() -> None:
+	entries = fx.parse_expected(EXPECTED)
+	assert [(e.kind, e.pattern, e.why) for e in entries] == [
+		(fx.Kind.FAILS, 's.fix_a_*', 'fix A'),
+		(fx.Kind.FAILS, 's.fix_b_test.row one', 'fix B'),
+		(fx.Kind.UNSUPPORTED, 's.needs_device_*', 'no device here')]
+	assert entries[0].where == 'expected:2'
+
+
+@pytest.mark.parametrize('line, message', [
+	('fails | s.t', 'want "fails|unsupported'),
+	('fails | | why', 'want "fails|unsupported'),
+	('maybe | s.t | why', '"maybe" is neither'),
+])
+def test_parse_expected_rejects(line: str, message: str) -> None:
+	with pytest.raises(fx.ExpectedError, match=message):
+		fx.parse_expected('\n' + line, 'x')
+
+
+def test_judge_as_expected() -> None:
+	report = fx.judge(cases(('s.fix_a_1', F), ('s.fix_a_2', S),
+				('s.fix_b_test.row one', F),
+				('s.fix_b_test.row two', P),
+				('s.needs_device_test', F), ('s.other', P),
+				('s.arch_only', S)),
+			  fx.parse_expected(EXPECTED))
+	assert report.ok
+	verdicts = {j.case.name: j.verdict for j in report.judged}
+	assert verdicts == {
+		's.fix_a_1': fx.Verdict.LACKS_FIX, 's.fix_a_2': fx.Verdict.SKIPPED,
+		's.fix_b_test.row one': fx.Verdict.LACKS_FIX,
+		's.fix_b_test.row two': fx.Verdict.PASSED,
+		's.needs_device_test': fx.Verdict.UNSUPPORTED,
+		's.other': fx.Verdict.PASSED, 's.arch_only': fx.Verdict.SKIPPED}
+	text = '\n'.join(report.lines())
+	assert 'missing         fix A (1 of 1 tests fail, 1 skipped)' in text
+	assert 'missing         fix B (1 of 1 tests fail)' in text
+	assert 'not judged      1 tests: no device here' in text
+
+
+@pytest.mark.parametrize('results, complaint', [
+	# The tree has a fix the list says it lacks (or the test is weak).
+	((('s.fix_a_1', P), ('s.fix_b_test.row one', F)),
+	 'PASSED, expected to fail: s.fix_a_1 (fix A)'),
+	# A test fails that no fix accounts for.
+	((('s.fix_a_1', F), ('s.fix_b_test.row one', F), ('s.other', F)),
+	 'FAILED, expected to pass: s.other'),
+	# A crash is never the expected failure.
+	((('s.fix_a_1', E), ('s.fix_b_test.row one', F)),
+	 'CRASHED: s.fix_a_1 (fix A)'),
+	# A stale entry: it names no test of the run.
+	((('s.fix_a_1', F),), '"s.fix_b_test.row one" names no test of this run'),
+])
+def test_judge_not_as_expected(results, complaint: str) -> None:
+	report = fx.judge(cases(*results), fx.parse_expected(EXPECTED))
+	assert not report.ok
+	assert any(complaint in line for line in report.lines()), report.lines()
+
+
+def test_judge_no_results_is_not_ok() -> None:
+	assert not fx.judge([], []).ok
+
+
+def test_overlay_patch_may_edit_a_file_an_earlier_line_adds(
+		tmp_path: Path) -> None:
+	tree = make_kernel_tree(tmp_path / 'linux')
+	root = tmp_path / 'port'
+	(root / 'patches').mkdir(parents=True)
+	(root / 'mm/tests').mkdir(parents=True)
+	(root / 'mm/tests/t.h').write_text('a = new;\n')
+	(root / 'expected').write_text('fails | x | y\n')
+	(root / 'patches/0001-add.patch').write_text(
+		'diff --git a/mm/foo.c b/mm/foo.c\n--- a/mm/foo.c\n+++ b/mm/foo.c\n'
+		'@@ -1,2 +1,3 @@\n // SPDX-License-Identifier: GPL-2.0\n'
+		'+#include "tests/t.h"\n #include <linux/mm.h>\n')
+	(root / 'patches/0002-edit.patch').write_text(
+		'diff --git a/mm/tests/t.h b/mm/tests/t.h\n--- a/mm/tests/t.h\n'
+		'+++ b/mm/tests/t.h\n@@ -1 +1 @@\n-a = new;\n+a = old;\n')
+	(root / 'patches/series').write_text(
+		'0001-add.patch mm/tests/t.h\n0002-edit.patch\n')
+	overlay = ov.Overlay.load(root)
+	# `expected` is about the port, not a file for the tree.
+	assert overlay.files == ('mm/tests/t.h',)
+	files = ov.stage(overlay, tree)
+	assert files['mm/tests/t.h'] == b'a = old;\n'
+	assert b'tests/t.h' in files['mm/foo.c']
+
+
+def test_overlay_dir_picks_the_port(monkeypatch: pytest.MonkeyPatch) -> None:
+	from mmkunit import cli
+	monkeypatch.delenv('MM_KUNIT_OVERLAY', raising=False)
+	assert cli.overlay_dir('6.12.117') == REPO / 'kernel'
+	assert cli.overlay_dir('6.1.192') == REPO / 'kernel/compat/6.1'
+	assert cli.overlay_dir('6.1') == REPO / 'kernel/compat/6.1'
+	assert cli.overlay_dir('5.15.1') == REPO / 'kernel'
+	assert cli.overlay_dir('') == REPO / 'kernel'
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', '/x')
+	assert cli.overlay_dir('6.1.192') == Path('/x')
+
+
+def test_the_6_1_port_loads_and_lists_real_tests() -> None:
+	"""Every test the 6.1 list names is a test of the suites."""
+	port = ov.Overlay.load(REPO / 'kernel/compat/6.1')
+	assert 'mm/tests/filemap_kunit_compat.h' in port.files
+	# The test files are the 6.12 ones.
+	for name in ('filemap_kunit.h', 'swap_state_kunit.h', 'vmscan_kunit.h'):
+		assert port.contents[f'mm/tests/{name}'] == \
+			(REPO / 'kernel/mm/tests' / name).read_bytes()
+	entries = fx.load_expected(REPO / 'kernel/compat/6.1/expected')
+	sources = ''.join((REPO / 'kernel/mm/tests' / n).read_text() for n in
+			  ('filemap_kunit.h', 'swap_state_kunit.h', 'vmscan_kunit.h'))
+	for e in entries:
+		suite, test = e.pattern.split('.')[:2]
+		assert f'"{suite}"' in sources, e
+		assert test.split('*')[0] in sources, e
+
+
+def test_source_for() -> None:
+	assert deps.source_for(Path('/usr/src/linux-source-6.1.tar.xz')) == (
+		deps.Requirement('linux-source-6.1',
+				 path=Path('/usr/src/linux-source-6.1.tar.xz')),)
+	assert deps.source_for(Path('/tmp/linux-source-6.1.tar.xz')) == ()
+	assert deps.source_for(Path('/usr/src/linux-6.1.tar.gz')) == ()
+
+
+def test_fixes_without_a_port_says_so(tmp_path: Path) -> None:
+	tree = make_kernel_tree(tmp_path / 'linux')
+	p = run_cli('fixes', '--kernel', str(tree), '--cache',
+		    str(tmp_path / 'c'), '--no-install',
+		    env={'MM_KUNIT_OVERLAY': ''})
+	assert p.returncode != 0
+	assert 'no port of the series to 6.12' in p.stderr
+	assert 'ports: 6.1' in p.stderr

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the mm KUnit suites use from 6.12 that 6.1 lacks.
+ *
+ * This lets the same test files build on Debian's linux-source-6.1, a
+ * before-fix tree: run there, the suites should fail exactly the tests of
+ * the fixes 6.1 does not have. It is part of the harness's 6.1 port only
+ * and never goes upstream.
+ *
+ * Two kinds of shims:
+ *  - KUnit API that appeared after 6.1, built from what 6.1 has (actions
+ *    on resources, kunit_vm_mmap(), KUNIT_ARRAY_PARAM_DESC());
+ *  - mm API renamed or added after 6.1, mapped to the 6.1 equivalent.
+ *    None of these changes behaviour: a fix 6.1 lacks stays lacking.
+ */
+
+#ifndef MM_TESTS_KUNIT_COMPAT_H
+#define MM_TESTS_KUNIT_COMPAT_H
+
+#include <kunit/resource.h>
+#include <kunit/test.h>
+#include <linux/anon_inodes.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+
+/* KUnit actions (6.5), as resources: freed in reverse order at test end. */
+typedef void (kunit_action_t)(void *);
+
+struct kunit_compat_action {
+	kunit_action_t *fn;
+	void *data;
+};
+
+static void kunit_compat_action_free(struct kunit_resource *res)
+{
+	struct kunit_compat_action *action = res->data;
+
+	action->fn(action->data);
+	kfree(action);
+}
+
+static inline int kunit_add_action(struct kunit *test, kunit_action_t *fn,
+				   void *data)
+{
+	struct kunit_compat_action *action;
+	struct kunit_resource *res;
+
+	action = kmalloc(sizeof(*action), GFP_KERNEL);
+	res = kzalloc(sizeof(*res), GFP_KERNEL);
+	if (!action || !res) {
+		kfree(action);
+		kfree(res);
+		return -ENOMEM;
+	}
+	action->fn = fn;
+	action->data = data;
+	res->should_kfree = true;
+	return kunit_add_resource(test, NULL, kunit_compat_action_free, res,
+				  action);
+}
+
+static inline int kunit_add_action_or_reset(struct kunit *test,
+					    kunit_action_t *fn, void *data)
+{
+	int ret = kunit_add_action(test, fn, data);
+
+	if (ret)
+		fn(data);
+	return ret;
+}
+
+#define KUNIT_DEFINE_ACTION_WRAPPER(wrapper, orig, arg_type)	\
+	static void wrapper(void *in)				\
+	{							\
+		arg_type arg = (arg_type)in;			\
+		orig(arg);					\
+	}
+
+#define KUNIT_ARRAY_PARAM_DESC(name, array, desc_member)			\
+	static const void *name##_gen_params(const void *prev, char *desc)	\
+	{									\
+		typeof((array)[0]) *__next = prev ?				\
+			((typeof(__next))prev) + 1 : (array);			\
+		if (__next - (array) < ARRAY_SIZE((array))) {			\
+			strscpy(desc, __next->desc_member,			\
+				KUNIT_PARAM_DESC_SIZE);				\
+			return __next;						\
+		}								\
+		return NULL;							\
+	}
+
+/*
+ * kunit_vm_mmap() (6.10): give the test kthread an mm of its own and map
+ * into it. The mm goes when the test kthread exits.
+ */
+static inline unsigned long kunit_vm_mmap(struct kunit *test,
+					  struct file *file,
+					  unsigned long addr, unsigned long len,
+					  unsigned long prot,
+					  unsigned long flag,
+					  unsigned long offset)
+{
+	struct mm_struct *mm;
+
+	if (!current->mm) {
+		mm = mm_alloc();
+		if (!mm)
+			return 0;
+		mm->task_size = TASK_SIZE;
+		arch_pick_mmap_layout(mm, &current->signal->rlim[RLIMIT_STACK]);
+		kthread_use_mm(mm);
+	}
+	return vm_mmap(file, addr, len, prot, flag, offset);
+}
+
+/* anon_inode_create_getfile() (6.7) was anon_inode_getfile_secure(). */
+#define anon_inode_create_getfile anon_inode_getfile_secure
+
+/* vm_flags_mod() (6.3): 6.1 writes vma->vm_flags directly. */
+static inline void vm_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
+				vm_flags_t clear)
+{
+	mmap_assert_write_locked(vma->vm_mm);
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+}
+
+/* pte_offset_map_nolock() (6.5): the PTE and its PT lock, not taken. */
+static inline pte_t *pte_offset_map_nolock(struct mm_struct *mm, pmd_t *pmd,
+					   unsigned long addr, spinlock_t **ptlp)
+{
+	*ptlp = pte_lockptr(mm, pmd);
+	return pte_offset_map(pmd, addr);
+}
+
+#endif /* MM_TESTS_KUNIT_COMPAT_H */

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the mm/swap_state.c tests need on 6.1.
+ *
+ * Part of the harness's 6.1 port (see kunit_compat.h); included at the
+ * bottom of mm/swap_state.c, after all of its code, so that only the tests see it.
+ */
+
+#ifdef CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST
+
+#include "kunit_compat.h"
+
+/*
+ * swap_vma_ra_win() (6.6) was swap_ra_info(), which also points into the
+ * PTEs of the window through vmf->pmd and gives the window as an offset and
+ * a count of pages. The tests' faults have no page table; on 64-bit
+ * swap_ra_info() only computes the PTE pointer, so a zero PMD stands in.
+ */
+static inline int swap_vma_ra_win(struct vm_fault *vmf, unsigned long *start,
+				  unsigned long *end)
+{
+	struct vma_swap_readahead ra_info = { };
+	unsigned long first;
+	pmd_t pmd = __pmd(0);
+
+	BUILD_BUG_ON(!IS_ENABLED(CONFIG_64BIT));
+	vmf->pmd = &pmd;
+	swap_ra_info(vmf, &ra_info);
+	vmf->pmd = NULL;
+	if (ra_info.win == 1)
+		return 1;
+	first = PFN_DOWN(vmf->address) - ra_info.offset;
+	*start = first << PAGE_SHIFT;
+	*end = (first + ra_info.nr_pte) << PAGE_SHIFT;
+	return ra_info.win;
+}
+
+#endif /* CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST */
