@@ -18,7 +18,8 @@ touched), with the dependencies already installed:
   replay     ./run_kunit.sh replay: the replay table on four builds (with
              --replay)
   mutants    the whole mutant matrix (with --mutants), then again with the
-             ccache the first matrix filled
+             ccache the first matrix filled (two trees, the default on two
+             or more CPUs), then again in one tree (--workers 1)
 
 Usage: harness/benchmark.py [--mutants] [--replay] [--keep] [--arch ARCH]
 """
@@ -110,6 +111,8 @@ def main() -> int:
 			figures['mutants: whole matrix'] = timed('mutants', matrix, env)
 			figures['mutants: again, ccache warm'] = timed(
 				'mutants-warm', matrix, env)
+			figures['mutants: again, one tree (--workers 1)'] = timed(
+				'mutants-one-tree', matrix + ['--workers', '1'], env)
 	finally:
 		if not args.keep:
 			shutil.rmtree(work, ignore_errors=True)

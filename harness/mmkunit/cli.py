@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
 import dataclasses
 import datetime
@@ -14,6 +15,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -169,6 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
 			   'survives or does not build.')
 	_common(p)
 	_run_opts(p)
+	p.add_argument('--workers', type=int, default=min(2, os.cpu_count() or 1),
+		       metavar='N',
+		       help='run mutants in N trees at once (default: %(default)s); '
+		       'the extra trees are copies of the first, made once')
 	p.add_argument('mutant', nargs='*',
 		       help='only these mutants (file name globs)')
 
@@ -603,7 +609,7 @@ def cmd_mutants(h: Harness) -> int:
 	chosen = mu.build_order(mu.select(h.overlay.mutants(),
 					  getattr(a, 'mutant', [])))
 	if not chosen:
-		raise HarnessError(f'no mutants in {overlay_dir() / "mutants"}')
+		raise HarnessError(f'no mutants in {h.overlay.root / "mutants"}')
 	full = not getattr(a, 'mutant', [])
 	tree = h.prepared_tree()
 	refresh = bool(a.kernel)
@@ -614,37 +620,41 @@ def cmd_mutants(h: Harness) -> int:
 	opts.quiet = True
 	started = time.monotonic()
 
-	def run(overlay: ov.Overlay, extra: Sequence[ov.Patch],
-		label: str) -> runner.RunResult:
-		tree.prepare(overlay, extra, refresh_source=refresh)
-		progress.progress(label)
+	def run(t: trees.PreparedTree, overlay: ov.Overlay,
+		extra: Sequence[ov.Patch], label: str) -> runner.RunResult:
+		t.prepare(overlay, extra, refresh_source=refresh)
+		progress.progress(label + (f' ({t.base.name})' if t is not tree else ''))
 		# Mutants change C code only: the configuration made once
 		# below holds, and plain make rebuilds what changed.
 		code_only = all(f.endswith(('.c', '.h'))
 				for p in extra for f in p.touched)
 		return runner.run_kunit(
-			tree.src, tree.build_dir(h.build_key), opts,
+			t.src, t.build_dir(h.build_key), opts,
 			runner.new_results_dir(h.cache, label.replace(' ', '-')),
 			prebuilt_config=code_only)
 
-	results: List[mu.MutantResult] = []
-	before_fix: List[mu.BeforeFixResult] = []
-	with tree.locked():
-		tree.prepare(h.overlay, refresh_source=refresh)
-		runner.configure(tree.src, tree.build_dir(h.build_key), opts,
-				 runner.new_results_dir(h.cache, 'mutants-config')
-				 / 'kunit-config.out')
-		try:
-			for m in chosen:
-				results.append(
-					mu.judge(m, run(h.overlay, [m], f'mutant {Path(m.name).stem}'))
-					if mu.runs_on(m, a.arch) else mu.not_here(m, a.arch))
-			for names, globs in (before_fix_trees(h.overlay) if full else []):
-				label = 'before-fix without ' + ' '.join(n.split('-')[0] for n in names)
-				result = run(h.overlay.without(names), [], label)
-				before_fix.append(mu.judge_before_fix(names, globs, result))
-		finally:
-			tree.prepare(h.overlay, refresh_source=refresh)
+	# The jobs, in order: each mutant, then the before-fix trees. Each
+	# gives a function of the tree it runs in.
+	jobs: List[Callable[[trees.PreparedTree], object]] = []
+	for m in chosen:
+		if mu.runs_on(m, a.arch):
+			jobs.append(lambda t, m=m: mu.judge(
+				m, run(t, h.overlay, [m], f'mutant {Path(m.name).stem}')))
+		else:
+			jobs.append(lambda t, m=m: mu.not_here(m, a.arch))
+	for names, globs in (before_fix_trees(h.overlay) if full else []):
+		label = 'before-fix without ' + ' '.join(n.split('-')[0] for n in names)
+		jobs.append(lambda t, names=names, globs=globs, label=label:
+			    mu.judge_before_fix(names, globs, run(
+				    t, h.overlay.without(names), [], label)))
+	workers = [tree] + [tree.worker(n) for n in
+			    range(2, min(a.workers, len(jobs)) + 1)]
+	with contextlib.ExitStack() as stack:
+		for t in workers:
+			stack.enter_context(t.locked())
+		done = _run_jobs(h, tree, workers, jobs, refresh, opts)
+	results = [r for r in done if isinstance(r, mu.MutantResult)]
+	before_fix = [r for r in done if isinstance(r, mu.BeforeFixResult)]
 
 	print(mu.format_matrix(results))
 	ok = all(r.verdict in (mu.Verdict.KILLED, mu.Verdict.NOT_HERE)
@@ -659,6 +669,54 @@ def cmd_mutants(h: Harness) -> int:
 		ok = ok and not never
 	print(f'mm-kunit: mutant matrix took {time.monotonic() - started:.0f} s')
 	return EXIT_OK if ok else EXIT_TESTS_FAILED
+
+
+def _run_jobs(h: Harness, tree: trees.PreparedTree,
+	      workers: Sequence[trees.PreparedTree],
+	      jobs: Sequence[Callable[[trees.PreparedTree], object]],
+	      refresh: bool, opts: runner.RunOptions) -> List[object]:
+	"""Runs the jobs on the worker trees, each tree one job at a time;
+	returns their results in the jobs' order. Every tree holds the bare
+	series again afterwards, also when interrupted."""
+	results: List[object] = [None] * len(jobs)
+	todo = list(range(len(jobs)))
+	lock = threading.Lock()
+	stop = threading.Event()
+
+	def work(t: trees.PreparedTree) -> None:
+		while not stop.is_set():
+			with lock:
+				if not todo:
+					return
+				i = todo.pop(0)
+			results[i] = jobs[i](t)
+
+	ready = [tree]
+	try:
+		tree.prepare(h.overlay, refresh_source=refresh)
+		runner.configure(tree.src, tree.build_dir(h.build_key), opts,
+				 runner.new_results_dir(h.cache, 'mutants-config')
+				 / 'kunit-config.out')
+		if len(workers) > 1 and todo and \
+		   not (tree.build_dir(h.build_key) / 'vmlinux').is_file():
+			# Build once here, so that the other trees copy a built
+			# tree instead of each building from cold.
+			i = todo.pop(0)
+			results[i] = jobs[i](tree)
+		for t in workers[1:]:
+			t.clone_from(tree, h.build_key)
+			ready.append(t)
+		with concurrent.futures.ThreadPoolExecutor(len(workers)) as pool:
+			futures = [pool.submit(work, t) for t in workers]
+			try:
+				for f in futures:
+					f.result()
+			finally:
+				stop.set()
+	finally:
+		for t in ready:
+			t.prepare(h.overlay, refresh_source=refresh)
+	return results
 
 
 def before_fix_trees(overlay: ov.Overlay) -> List[Tuple[List[str], List[str]]]:

@@ -119,6 +119,20 @@ _KTAP_TOP = re.compile(r'^((K?TAP version [0-9]+)|(1\.\.[0-9]+)|'
 		       r'((not )?ok [0-9]+.*)|(#.*))$')
 
 
+def _is_ktap(line: KtapLine) -> bool:
+	return (line.text.startswith((' ', '\t')) or not line.text
+		or bool(_KTAP_TOP.match(line.text)))
+
+
+def kernel_lines_inside(lines: Sequence[KtapLine]) -> bool:
+	"""Whether kernel messages interrupt the KTAP output, as opposed to
+	only following its end (UML's "reboot: System halted"): only those can
+	upset kunit.py's parse."""
+	flags = [_is_ktap(line) for line in lines]
+	last = max((i for i, ktap in enumerate(flags) if ktap), default=-1)
+	return not all(flags[:last + 1])
+
+
 def without_kernel_lines(lines: Sequence[KtapLine]) -> List[KtapLine]:
 	"""KTAP without the kernel messages printed into it at the left margin.
 
@@ -127,6 +141,4 @@ def without_kernel_lines(lines: Sequence[KtapLine]) -> List[KtapLine]:
 	Set 2 keyboard ..." from a driver probe on another CPU). The lines
 	stay in console.log and ktap.log; only the parse leaves them out.
 	"""
-	return [line for line in lines
-		if line.text.startswith((' ', '\t')) or not line.text
-		or _KTAP_TOP.match(line.text)]
+	return [line for line in lines if _is_ktap(line)]

@@ -293,8 +293,8 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 		(results_dir / 'ktap.log').write_text(text)
 		result.complaints = kernel_complaints(text)
 		result.booted = bool(lines)
-		clean = ktap.without_kernel_lines(lines)
-		if len(clean) < len(lines) and json_path.is_file():
+		if ktap.kernel_lines_inside(lines) and json_path.is_file():
+			clean = ktap.without_kernel_lines(lines)
 			# Parse again without the kernel's lines, which can
 			# garble kunit.py's reading of a suite header.
 			kept = results_dir / 'ktap-parsed.log'

@@ -176,6 +176,46 @@ class PreparedTree:
 		self._save_state(state)
 		return changed
 
+	def worker(self, n: int) -> 'PreparedTree':
+		"""The n-th tree of a parallel run (mutants), next to this one."""
+		key = f'{self.key}.w{n}'
+		return PreparedTree(key, self.source, self.base.parent / key)
+
+	def clone_from(self, other: 'PreparedTree', build_key: str) -> None:
+		"""Makes this tree a copy of other (its sources as prepared, and
+		the build directory build_key) unless it has one of its own.
+
+		The copy keeps the files' times, and the absolute paths in the
+		build directory's text files (kbuild's saved commands and
+		dependency lists) are rewritten to this tree's: make then
+		rebuilds in the copy exactly what changed in it, and a first
+		build costs a relink instead of a cold build.
+		"""
+		if not (self.src / 'Makefile').is_file() or \
+		   self._load_state().get('source') != str(self.source):
+			shutil.rmtree(self.src, ignore_errors=True)
+			self.base.mkdir(parents=True, exist_ok=True)
+			tmp = self.base / '.src.copying'
+			shutil.rmtree(tmp, ignore_errors=True)
+			with step(f'copying {other.src} to {self.src} (once)'):
+				_rsync(other.src, tmp, exclude=())
+			os.replace(tmp, self.src)
+			shutil.copyfile(other._state_file, self._state_file)
+		build, theirs = self.build_dir(build_key), other.build_dir(build_key)
+		if (build / '.config').is_file() or not (theirs / '.config').is_file():
+			return
+		tmp = self.base / f'.{build.name}.copying'
+		shutil.rmtree(tmp, ignore_errors=True)
+		with step(f'copying {theirs} to {build} (once)'):
+			shutil.copytree(theirs, tmp, symlinks=True)
+			_rewrite_paths(tmp, f'{other.base}/'.encode(),
+				       f'{self.base}/'.encode())
+			source = tmp / 'source'
+			if source.is_symlink():
+				source.unlink()
+				source.symlink_to(self.src)
+		os.replace(tmp, build)
+
 	def _copy_source(self) -> None:
 		shutil.rmtree(self.src, ignore_errors=True)
 		self.base.mkdir(parents=True, exist_ok=True)
@@ -188,6 +228,21 @@ class PreparedTree:
 	def _refresh_source(self, overlay_files: set) -> None:
 		"""Brings src/ up to date with a user's tree that may have changed."""
 		_rsync(self.source, self.src, exclude=sorted(overlay_files))
+
+
+def _rewrite_paths(top: Path, old: bytes, new: bytes) -> None:
+	"""Replaces old by new in the text files under top, keeping times."""
+	for dirpath, _, filenames in os.walk(top):
+		for name in filenames:
+			path = Path(dirpath) / name
+			if path.is_symlink():
+				continue
+			data = path.read_bytes()
+			if old not in data or b'\0' in data:
+				continue  # binary files keep what they say
+			st = path.stat()
+			path.write_bytes(data.replace(old, new))
+			os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
 # In a user's tree: what is not source, and would make a tree unusable for

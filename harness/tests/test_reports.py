@@ -265,3 +265,16 @@ def test_kernel_lines_are_left_out_of_the_parse() -> None:
 	# The JSON kunit.py wrote from the garbled output lost the suite name.
 	assert runner.parse_kunit_json((INTERLEAVED / 'results.json').read_text())[0] \
 		.name.startswith('.')
+
+
+def test_kernel_lines_inside_only_when_they_interrupt_ktap() -> None:
+	"""A message after the KTAP output ends (UML's "reboot: System
+	halted") needs no second parse; one inside it does."""
+	lines = ktap.ktap_lines((INTERLEAVED / 'console.log').read_text())
+	assert ktap.kernel_lines_inside(lines)
+	tail = ktap.ktap_lines('[0.1] KTAP version 1\n[0.1] 1..1\n'
+			       '[0.2] ok 1 mm_swap_readahead\n'
+			       '[0.3] reboot: System halted\n')
+	assert [line.text for line in tail][-1] == 'reboot: System halted'
+	assert not ktap.kernel_lines_inside(tail)
+	assert not ktap.kernel_lines_inside([])

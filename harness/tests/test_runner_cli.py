@@ -575,3 +575,68 @@ def test_check_step_keeps_the_commands_own_defaults() -> None:
 	a = cli.parse_args(['check', '--tarball', '/t/linux-source-6.1.tar.xz'])
 	assert cli._step_args(a, 'run', 'um', (), None, None).tarball == \
 		Path('/t/linux-source-6.1.tar.xz')
+
+
+def test_mutants_in_two_trees(overlay_dir: Path, kernel_tree: Path,
+			      tmp_path: Path) -> None:
+	"""--workers 2: the mutants are shared between two trees, the matrix
+	keeps their order, and both trees hold the bare series afterwards."""
+	from conftest import FOO_C, unified_diff
+	for name, old, new in (('bar-plus-one', 'x * 2', 'x * 2 + 1'),
+			       ('bar-times-three', 'x * 2', 'x * 3'),
+			       ('foo-minus-one', 'x + 1', 'x - 1')):
+		(overlay_dir / f'mutants/{name}.patch').write_text(
+			f'{name}\n\n' + unified_diff('mm/foo.c', FOO_C,
+						      FOO_C.replace(old, new)))
+	cache = tmp_path / 'c'
+	p = run_cli('mutants', '--kernel', str(kernel_tree), '--cache', str(cache),
+		    '--no-install', '--workers', '2',
+		    env=env_for(overlay_dir, FAIL_RUN))
+	matrix = [line.strip().split(':')[0] for line in p.stdout.splitlines()
+		  if line.strip().endswith(': killed')]
+	assert matrix == ['bar-plus-one.patch', 'bar-times-three.patch',
+			  'foo-minus-one.patch', 'foo-off-by-one.patch'], p.stdout
+	srcs = sorted(cache.glob('trees/*/src'))
+	assert [s.parent.name.endswith('.w2') for s in srcs] == [False, True]
+	for src in srcs:
+		text = (src / 'mm/foo.c').read_text()
+		assert 'x + 1' in text and 'x * 2;' in text, src
+	# Both trees ran mutants: kunit.py exec was called in each.
+	for build in sorted(cache.glob('trees/*/build-um')):
+		calls = (build / 'kunit-argv.txt').read_text().split()
+		assert 'exec' in calls, build
+
+
+def test_clone_from_rewrites_paths_keeps_times(tmp_path: Path) -> None:
+	from mmkunit import trees
+	a = trees.PreparedTree('k', tmp_path / 'pristine', tmp_path / 'trees/k')
+	(a.src / 'mm').mkdir(parents=True)
+	(a.src / 'Makefile').write_text('all:\n')
+	(a.src / 'mm/foo.c').write_text('int foo;\n')
+	a._save_state({'source': str(a.source), 'files': ['mm/foo.c']})
+	build = a.build_dir('um')
+	(build / 'mm').mkdir(parents=True)
+	(build / '.config').write_text('CONFIG_X=y\n')
+	cmd = build / 'mm/.foo.o.cmd'
+	cmd.write_text(f'savedcmd_mm/foo.o := gcc -I{a.src}/include {a.src}/mm/foo.c\n')
+	os.utime(cmd, (1000, 1000))
+	blob = build / 'mm/foo.o'
+	blob.write_bytes(b'\x7fELF\0' + str(a.src).encode())
+	(build / 'source').symlink_to(a.src)
+
+	b = a.worker(2)
+	assert b.base == tmp_path / 'trees/k.w2'
+	b.clone_from(a, 'um')
+	copy = b.build_dir('um')
+	assert (copy / 'mm/.foo.o.cmd').read_text() == \
+		f'savedcmd_mm/foo.o := gcc -I{b.src}/include {b.src}/mm/foo.c\n'
+	assert (copy / 'mm/.foo.o.cmd').stat().st_mtime == 1000
+	assert (copy / 'mm/foo.o').read_bytes() == blob.read_bytes()
+	assert os.readlink(copy / 'source') == str(b.src)
+	assert (b.src / 'mm/foo.c').read_text() == 'int foo;\n'
+	assert b._load_state()['files'] == ['mm/foo.c']
+	# The original is untouched; a tree with a build of its own is kept.
+	assert str(a.src) in cmd.read_text()
+	(copy / 'mm/.foo.o.cmd').write_text('mine\n')
+	b.clone_from(a, 'um')
+	assert (copy / 'mm/.foo.o.cmd').read_text() == 'mine\n'
