@@ -193,13 +193,7 @@ class PreparedTree:
 		"""
 		if not (self.src / 'Makefile').is_file() or \
 		   self._load_state().get('source') != str(self.source):
-			shutil.rmtree(self.src, ignore_errors=True)
-			self.base.mkdir(parents=True, exist_ok=True)
-			tmp = self.base / '.src.copying'
-			shutil.rmtree(tmp, ignore_errors=True)
-			with step(f'copying {other.src} to {self.src} (once)'):
-				_rsync(other.src, tmp, exclude=())
-			os.replace(tmp, self.src)
+			self._copy_source(other.src)
 			shutil.copyfile(other._state_file, self._state_file)
 		build, theirs = self.build_dir(build_key), other.build_dir(build_key)
 		if (build / '.config').is_file() or not (theirs / '.config').is_file():
@@ -216,13 +210,15 @@ class PreparedTree:
 				source.symlink_to(self.src)
 		os.replace(tmp, build)
 
-	def _copy_source(self) -> None:
+	def _copy_source(self, origin: Optional[Path] = None) -> None:
+		"""Copies the source (or origin) to src/, keeping file times."""
+		origin = origin or self.source
 		shutil.rmtree(self.src, ignore_errors=True)
 		self.base.mkdir(parents=True, exist_ok=True)
 		tmp = self.base / '.src.copying'
 		shutil.rmtree(tmp, ignore_errors=True)
-		with step(f'copying {self.source} to {self.src} (once)'):
-			_rsync(self.source, tmp, exclude=())
+		with step(f'copying {origin} to {self.src} (once)'):
+			_rsync(origin, tmp, exclude=())
 		os.replace(tmp, self.src)
 
 	def _refresh_source(self, overlay_files: set) -> None:
