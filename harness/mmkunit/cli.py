@@ -77,6 +77,12 @@ class HarnessError(Exception):
 	"""A setup error: printed as is, exit code 2."""
 
 
+# What stops a command before or beside its tests: the setup, not a test.
+SETUP_ERRORS = (HarnessError, ov.OverlayError, trees.TreeError,
+		ex.ExportError, runner.ConfigError, replay.ReplayError,
+		fx.ExpectedError)
+
+
 def _common(p: argparse.ArgumentParser, tree_opts: bool = True) -> None:
 	p.add_argument('--cache', type=Path, metavar='DIR',
 		       help='where sources, trees, builds and results live '
@@ -442,7 +448,8 @@ def cmd_run(h: Harness) -> int:
 def cmd_fixes(h: Harness) -> int:
 	"""Runs the suites on an older kernel, through its port of the series,
 	and holds the results against the port's list of expected failures."""
-	root = overlay_dir(h.version)
+	# The list that goes with the port the run applies.
+	root = h.overlay.root
 	expected = root / 'expected'
 	if not expected.is_file():
 		ports = sorted(p.name for p in (KERNEL_DIR / 'compat').glob('*')
@@ -455,13 +462,15 @@ def cmd_fixes(h: Harness) -> int:
 		raise HarnessError('the lists of expected failures are worked out '
 				   'for UML; fixes runs --arch um only')
 	entries = fx.load_expected(expected)
-	print(f'mm-kunit: {h.version} through {root.relative_to(REPO)}')
+	# Relative to the repository, unless $MM_KUNIT_OVERLAY is elsewhere.
+	shown = root.relative_to(REPO) if root.is_relative_to(REPO) else root
+	print(f'mm-kunit: {h.version} through {shown}')
 	result = _run(h)
 	if result.untestable:
 		return EXIT_ERROR
 	report = fx.judge(result.cases, entries)
 	print(f'\nFixes {h.version} lacks, by the tests that stand for them '
-	      f'({expected.relative_to(REPO)}):')
+	      f'({shown / "expected"}):')
 	for line in report.lines():
 		print(line)
 	print(f'fixes: {"as expected" if report.ok else "NOT as expected"}')
@@ -872,9 +881,7 @@ def cmd_check(h: Harness) -> int:
 		print(f'\n=== check: {name} ===', flush=True)
 		try:
 			outcome[name] = fn(h)
-		except (HarnessError, ov.OverlayError, trees.TreeError,
-			deps.MissingDependencies, ex.ExportError,
-			runner.ConfigError, fx.ExpectedError) as e:
+		except (deps.MissingDependencies, *SETUP_ERRORS) as e:
 			print(f'mm-kunit: error: {e}', file=sys.stderr)
 			outcome[name] = EXIT_ERROR
 	print()
@@ -916,9 +923,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 		# commit that cannot be tested.
 		print(f'mm-kunit: error: {e}', file=sys.stderr)
 		return BISECT_SKIP if bisect else EXIT_ERROR
-	except (HarnessError, ov.OverlayError, trees.TreeError,
-		ex.ExportError, runner.ConfigError, replay.ReplayError,
-		fx.ExpectedError) as e:
+	except SETUP_ERRORS as e:
 		print(f'mm-kunit: error: {e}', file=sys.stderr)
 		return setup_error
 	except KeyboardInterrupt:

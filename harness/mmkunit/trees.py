@@ -320,7 +320,7 @@ def commit_range(kernel: Path, spec: str) -> List[Commit]:
 	if '..' not in spec:
 		raise TreeError(f'{spec}: give a commit range A..B')
 	out = git(kernel, 'rev-list', '--reverse', '--format=%H %s',
-		   '--no-commit-header', spec, '--')
+		  '--no-commit-header', spec, '--')
 	commits = [Commit(*line.split(' ', 1)) if ' ' in line
 		   else Commit(line, '') for line in out.splitlines() if line]
 	if not commits:
@@ -350,6 +350,6 @@ def checkout_commit(tree: PreparedTree, kernel: Path, commit: Commit) -> None:
 		checkout.parent.mkdir(parents=True, exist_ok=True)
 		with step(f'cloning {kernel} (sharing its objects) into {checkout}'):
 			git(checkout.parent, 'clone', '--quiet', '--shared',
-			     '--no-checkout', str(kernel.resolve()), checkout.name)
+			    '--no-checkout', str(kernel.resolve()), checkout.name)
 	git(checkout, 'checkout', '--quiet', '--force', '--detach', commit.sha)
 	git(checkout, 'clean', '--quiet', '-dffx')
