@@ -45,20 +45,19 @@ static inline int kunit_add_action(struct kunit *test, kunit_action_t *fn,
 				   void *data)
 {
 	struct kunit_compat_action *action;
-	struct kunit_resource *res;
 
 	action = kmalloc(sizeof(*action), GFP_KERNEL);
-	res = kzalloc(sizeof(*res), GFP_KERNEL);
-	if (!action || !res) {
-		kfree(action);
-		kfree(res);
+	if (!action)
 		return -ENOMEM;
-	}
 	action->fn = fn;
 	action->data = data;
-	res->should_kfree = true;
-	return kunit_add_resource(test, NULL, kunit_compat_action_free, res,
-				  action);
+	/* Without an init function the resource's data is the action. */
+	if (!kunit_alloc_resource(test, NULL, kunit_compat_action_free,
+				  GFP_KERNEL, action)) {
+		kfree(action);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static inline int kunit_add_action_or_reset(struct kunit *test,
