@@ -28,12 +28,15 @@
 #include <linux/kthread.h>
 #include <linux/mman.h>
 #include <linux/pgtable.h>
+#include <linux/swapops.h>
 
 /* The test file: 4096 pages (16 MiB with 4 KiB pages). */
 #define FT_FILE_PAGES		4096UL
 /* The read-around window most tests use. */
 #define FT_RA_PAGES		32U
 #define FT_MAX_READS		FT_FILE_PAGES
+/* The flags of a first try from the arch fault handler: I/O drops the lock. */
+#define FT_FAULT_FIRST		(FAULT_FLAG_ALLOW_RETRY | FAULT_FLAG_KILLABLE)
 
 struct ft_file {
 	struct file *file;
@@ -239,42 +242,70 @@ static void ft_vma_flags(struct ft_map *map, vm_flags_t set, vm_flags_t clear)
 }
 
 /*
- * The PMD entry covering @addr, with a PTE table under it if @pte_table.
- * The upper levels are allocated as a fault would.
+ * The PMD entry covering @addr, with a PTE table under it if @pte_table,
+ * allocated as a fault would; NULL if an allocation failed. The caller
+ * holds the mmap lock and checks the result once it has dropped it.
  */
-static pmd_t *ft_pmd(struct kunit *test, struct ft_map *map,
-		     unsigned long addr, bool pte_table)
+static pmd_t *ft_alloc_pmd(struct ft_map *map, unsigned long addr,
+			   bool pte_table)
 {
 	struct mm_struct *mm = map->mm;
 	p4d_t *p4d;
 	pud_t *pud;
 	pmd_t *pmd;
 
+	mmap_assert_locked(mm);
 	p4d = p4d_alloc(mm, pgd_offset(mm, addr), addr);
-	KUNIT_ASSERT_NOT_NULL(test, p4d);
-	pud = pud_alloc(mm, p4d, addr);
-	KUNIT_ASSERT_NOT_NULL(test, pud);
-	pmd = pmd_alloc(mm, pud, addr);
-	KUNIT_ASSERT_NOT_NULL(test, pmd);
-	if (pte_table)
-		KUNIT_ASSERT_EQ(test, 0, pte_alloc(mm, pmd));
+	pud = p4d ? pud_alloc(mm, p4d, addr) : NULL;
+	pmd = pud ? pmd_alloc(mm, pud, addr) : NULL;
+	if (pmd && pte_table && pte_alloc(mm, pmd))
+		return NULL;
 	return pmd;
 }
 
-/* Whether a PTE maps @addr. */
-static bool ft_pte_present(struct kunit *test, struct ft_map *map,
-			   unsigned long addr)
+/*
+ * Read the PTE that maps @addr, under the mmap lock, allocating nothing.
+ * Returns false if no page table covers @addr.
+ */
+static bool ft_read_pte(struct ft_map *map, unsigned long addr, pte_t *ptent)
 {
-	pmd_t *pmd = ft_pmd(test, map, addr, false);
-	bool present;
+	bool found = false;
+	pmd_t *pmd;
 	pte_t *pte;
 
-	pte = pte_offset_map(pmd, addr);
-	if (!pte)
-		return false;
-	present = pte_present(ptep_get(pte));
-	pte_unmap(pte);
-	return present;
+	mmap_read_lock(map->mm);
+	pmd = mm_find_pmd(map->mm, addr);
+	pte = pmd ? pte_offset_map(pmd, addr) : NULL;
+	if (pte) {
+		*ptent = ptep_get(pte);
+		pte_unmap(pte);
+		found = true;
+	}
+	mmap_read_unlock(map->mm);
+	return found;
+}
+
+/* Whether a present PTE maps @addr. */
+static bool ft_pte_present(struct ft_map *map, unsigned long addr)
+{
+	pte_t pte;
+
+	return ft_read_pte(map, addr, &pte) && pte_present(pte);
+}
+
+/*
+ * After a call that may drop the mmap lock for I/O
+ * (maybe_unlock_mmap_for_io()): the lock is gone if the call returned the
+ * file it pinned. Release what is left and say whether the call dropped it.
+ */
+static bool ft_release_fault_lock(struct ft_map *map, struct file *fpin)
+{
+	if (fpin) {
+		fput(fpin);
+		return true;
+	}
+	mmap_read_unlock(map->mm);
+	return false;
 }
 
 /*
@@ -366,8 +397,8 @@ static void do_sync_mmap_readahead_test(struct kunit *test)
 	struct ft_file *ft = ft_create(test, c->ra_pages);
 	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
 	struct file_ra_state *ra = &ft->file->f_ra;
-	struct vm_fault vmf = ft_vmf(&map, c->pgoff, 0);
-	struct file *fpin;
+	struct vm_fault vmf = ft_vmf(&map, c->pgoff, FT_FAULT_FIRST);
+	bool dropped;
 
 	if (c->vm_flags)
 		ft_vma_flags(&map, c->vm_flags, 0);
@@ -376,9 +407,12 @@ static void do_sync_mmap_readahead_test(struct kunit *test)
 	ra->size = FT_RA_UNSET;
 	ra->async_size = FT_RA_UNSET;
 
-	fpin = do_sync_mmap_readahead(&vmf);
-	KUNIT_EXPECT_NULL_MSG(test, fpin, "%s: no lock to drop", c->desc);
+	mmap_read_lock(map.mm);
+	dropped = ft_release_fault_lock(&map, do_sync_mmap_readahead(&vmf));
 
+	/* The mmap lock is dropped for the I/O, and only for it. */
+	KUNIT_EXPECT_EQ_MSG(test, c->size != 0, dropped,
+			    "%s: mmap lock dropped", c->desc);
 	KUNIT_EXPECT_EQ_MSG(test, c->miss_after, ft_mmap_miss(ft),
 			    "%s: mmap_miss (was %u)", c->desc, c->miss_before);
 	if (!c->size) {
@@ -400,14 +434,17 @@ static void do_sync_mmap_readahead_seq_test(struct kunit *test)
 {
 	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
 	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
-	struct vm_fault vmf = ft_vmf(&map, 1000, 0);
+	struct vm_fault vmf = ft_vmf(&map, 1000, FT_FAULT_FIRST);
+	bool dropped;
 
 	ft_vma_flags(&map, VM_SEQ_READ, 0);
 	ft_set_mmap_miss(ft, 7);
 
-	KUNIT_EXPECT_NULL(test, do_sync_mmap_readahead(&vmf));
+	mmap_read_lock(map.mm);
+	dropped = ft_release_fault_lock(&map, do_sync_mmap_readahead(&vmf));
 
 	/* Plain sync readahead from the fault on; mmap_miss is left alone. */
+	KUNIT_EXPECT_TRUE_MSG(test, dropped, "mmap lock dropped for the read");
 	KUNIT_EXPECT_EQ(test, 7U, ft_mmap_miss(ft));
 	KUNIT_ASSERT_GT(test, ft->nr_reads, 0UL);
 	KUNIT_EXPECT_EQ(test, 1000UL, ft->reads[0]);
@@ -425,7 +462,8 @@ static void do_sync_mmap_readahead_threshold_test(struct kunit *test)
 		struct vm_fault vmf = ft_vmf(&map, 4 * i, 0);
 
 		ft_forget_reads(ft);
-		do_sync_mmap_readahead(&vmf);
+		mmap_read_lock(map.mm);
+		ft_release_fault_lock(&map, do_sync_mmap_readahead(&vmf));
 		KUNIT_ASSERT_EQ_MSG(test, i, ft_mmap_miss(ft), "miss %u", i);
 		KUNIT_ASSERT_EQ_MSG(test, i <= 100 ? 2UL : 0UL, ft->nr_reads,
 				    "miss %u (mmap_miss %u): pages read", i,
@@ -476,11 +514,14 @@ static void ft_huge_readahead(struct kunit *test, const struct ft_huge_case *c,
 	struct file_ra_state *ra = &ft->file->f_ra;
 	pgoff_t start = c->pmd * HPAGE_PMD_NR;
 	pgoff_t async = start + (c->pmds - 1) * HPAGE_PMD_NR;
-	struct vm_fault vmf = ft_vmf(map, start + c->offset, 0);
+	struct vm_fault vmf = ft_vmf(map, start + c->offset, FT_FAULT_FIRST);
 	struct folio *folio;
+	bool dropped;
 
-	KUNIT_EXPECT_NULL_MSG(test, do_sync_mmap_readahead(&vmf),
-			      "%s: no lock to drop", c->desc);
+	mmap_read_lock(map->mm);
+	dropped = ft_release_fault_lock(map, do_sync_mmap_readahead(&vmf));
+	KUNIT_EXPECT_TRUE_MSG(test, dropped, "%s: mmap lock dropped for the read",
+			      c->desc);
 	KUNIT_EXPECT_EQ_MSG(test, c->miss, ft_mmap_miss(ft),
 			    "%s: mmap_miss", c->desc);
 	KUNIT_EXPECT_EQ_MSG(test, (unsigned int)(c->pmds * HPAGE_PMD_NR),
@@ -546,8 +587,9 @@ static void do_async_mmap_readahead_test(struct kunit *test)
 	const struct ft_async_case *c = test->param_value;
 	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
 	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
-	struct vm_fault vmf = ft_vmf(&map, 1000, 0);
+	struct vm_fault vmf = ft_vmf(&map, 1000, FT_FAULT_FIRST);
 	struct folio *folio;
+	bool dropped;
 
 	folio = ft_cache_page(test, ft, 1000);
 	if (c->readahead_mark)
@@ -555,7 +597,13 @@ static void do_async_mmap_readahead_test(struct kunit *test)
 	ft_forget_reads(ft);
 	ft_set_mmap_miss(ft, c->miss_before);
 
-	KUNIT_EXPECT_NULL(test, do_async_mmap_readahead(&vmf, folio));
+	mmap_read_lock(map.mm);
+	dropped = ft_release_fault_lock(&map,
+					do_async_mmap_readahead(&vmf, folio));
+
+	/* The mmap lock is dropped for the async read, and only for it. */
+	KUNIT_EXPECT_EQ_MSG(test, c->readahead_mark, dropped,
+			    "%s: mmap lock dropped", c->desc);
 
 	KUNIT_EXPECT_EQ_MSG(test, c->miss_after, ft_mmap_miss(ft),
 			    "%s: mmap_miss (was %u)", c->desc, c->miss_before);
@@ -601,19 +649,31 @@ static void filemap_fault_hit_test(struct kunit *test)
 	ft_forget_reads(ft);
 	ft_set_mmap_miss(ft, 10);
 
+	mmap_read_lock(map.mm);
 	ret = filemap_fault(&vmf);
+	mmap_read_unlock(map.mm);
+	if (ret & VM_FAULT_LOCKED) {
+		folio_unlock(page_folio(vmf.page));
+		folio_put(page_folio(vmf.page));
+	}
 
-	KUNIT_ASSERT_EQ_MSG(test, VM_FAULT_LOCKED, ret, "%s: fault", c->desc);
-	KUNIT_EXPECT_PTR_EQ_MSG(test, folio, page_folio(vmf.page),
-				"%s: page", c->desc);
-	folio_unlock(folio);
-	folio_put(folio);
+	KUNIT_EXPECT_EQ_MSG(test, VM_FAULT_LOCKED, ret, "%s: fault", c->desc);
+	if (ret & VM_FAULT_LOCKED)
+		KUNIT_EXPECT_PTR_EQ_MSG(test, folio, page_folio(vmf.page),
+					"%s: page", c->desc);
 	KUNIT_EXPECT_EQ_MSG(test, c->miss_after, ft_mmap_miss(ft),
 			    "%s: mmap_miss", c->desc);
 	KUNIT_EXPECT_EQ_MSG(test, 0UL, ft->nr_reads, "%s: pages read", c->desc);
 }
 
-/* A miss through filemap_fault(): counted, read around, major. */
+/*
+ * A miss through filemap_fault(): counted, read around, major.
+ *
+ * PGMAJFAULT is a system-wide event, but KUnit runs before any user space
+ * exists: no other task can take a major fault on a file while the test
+ * runs, and the event is summed over all CPUs exactly, so its only change
+ * is this fault's.
+ */
 static void filemap_fault_miss_test(struct kunit *test)
 {
 	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
@@ -624,11 +684,15 @@ static void filemap_fault_miss_test(struct kunit *test)
 
 	ft_set_mmap_miss(ft, 10);
 
+	mmap_read_lock(map.mm);
 	ret = filemap_fault(&vmf);
+	mmap_read_unlock(map.mm);
+	if (ret & VM_FAULT_LOCKED) {
+		folio_unlock(page_folio(vmf.page));
+		folio_put(page_folio(vmf.page));
+	}
 
-	KUNIT_ASSERT_EQ(test, VM_FAULT_MAJOR | VM_FAULT_LOCKED, ret);
-	folio_unlock(page_folio(vmf.page));
-	folio_put(page_folio(vmf.page));
+	KUNIT_EXPECT_EQ(test, VM_FAULT_MAJOR | VM_FAULT_LOCKED, ret);
 	KUNIT_EXPECT_EQ(test, 11U, ft_mmap_miss(ft));
 	KUNIT_EXPECT_EQ(test, majfault + 1, ft_vm_event(test, PGMAJFAULT));
 	ft_expect_reads(test, ft, 1000 - FT_RA_PAGES / 2, FT_RA_PAGES,
@@ -648,12 +712,15 @@ static vm_fault_t ft_map_pages(struct kunit *test, struct ft_map *map,
 			       unsigned int flags)
 {
 	struct vm_fault vmf = ft_vmf(map, index, flags);
-	vm_fault_t ret;
+	vm_fault_t ret = 0;
 
 	mmap_read_lock(map->mm);
-	vmf.pmd = ft_pmd(test, map, vmf.address, true);
-	ret = filemap_map_pages(&vmf, first, last);
+	vmf.pmd = ft_alloc_pmd(map, vmf.address, true);
+	if (vmf.pmd)
+		ret = filemap_map_pages(&vmf, first, last);
 	mmap_read_unlock(map->mm);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, vmf.pmd, "page table for page %lu",
+				  index);
 	return ret;
 }
 
@@ -690,7 +757,7 @@ static void filemap_map_pages_credit_test(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, VM_FAULT_NOPAGE,
 			    ft_map_pages(test, &map, 1000, 1000, 1000, 0),
 			    "%s: mapped the faulting page", c->desc);
-	KUNIT_EXPECT_TRUE_MSG(test, ft_pte_present(test, &map, ft_addr(&map, 1000)),
+	KUNIT_EXPECT_TRUE_MSG(test, ft_pte_present(&map, ft_addr(&map, 1000)),
 			      "%s: PTE", c->desc);
 	KUNIT_EXPECT_EQ_MSG(test, c->miss_after, ft_mmap_miss(ft),
 			    "%s: mmap_miss (was %u)", c->desc, c->miss_before);
@@ -717,8 +784,9 @@ static struct kunit_suite ft_mmap_miss_suite = {
 /* -------------------------------------------------------------------------
  * mm_filemap_fault_around: the proposal to tighten mmap_miss hit accounting
  *
- * P1: fault-around credits a hit only for the page mapped at the faulting
- *     address, not for the neighbours it maps along with it.
+ * P1: fault-around credits a hit only when it maps the faulting address
+ *     itself: not for the neighbours it maps along with it, and not when
+ *     the PTE there is already populated.
  * P2: fault-around credits nothing on a FAULT_FLAG_TRIED retry.
  *
  * These tests fail on a tree without the patch they name.
@@ -734,6 +802,168 @@ static void ft_cache_pages(struct kunit *test, struct ft_file *ft,
 			ft_cache_page(test, ft, i);
 }
 
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+/* A folio of 2^@order pages at @index (aligned), in the page cache. */
+static void ft_cache_large_folio(struct kunit *test, struct ft_file *ft,
+				 pgoff_t index, unsigned int order)
+{
+	struct address_space *mapping = ft->file->f_mapping;
+	struct folio *folio;
+
+	mapping_set_large_folios(mapping);
+	folio = __filemap_get_folio(mapping, index,
+				    FGP_LOCK | FGP_CREAT |
+				    fgf_set_order(PAGE_SIZE << order),
+				    mapping_gfp_mask(mapping));
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(folio), "folio at %lu", index);
+	folio_mark_uptodate(folio);
+	folio_unlock(folio);
+	folio_put(folio);
+	/* The page cache holds the folio: its order stays as it is. */
+	KUNIT_ASSERT_EQ_MSG(test, order, folio_order(folio),
+			    "order of the folio at %lu", index);
+}
+#endif
+
+/*
+ * What the PTE at the faulting address holds before fault-around runs:
+ * nothing, a page that a racing fault mapped, or a PTE marker.
+ */
+enum ft_faulting_pte {
+	FT_FAULTING_PTE_NONE,
+	FT_FAULTING_PTE_PRESENT,
+	FT_FAULTING_PTE_MARKER,
+};
+
+/* A poisoned-swap-in marker: fault-around must leave it to the fault path. */
+static bool ft_set_pte_marker(struct ft_map *map, unsigned long addr)
+{
+	spinlock_t *ptl;	/* the PT lock of the PTE page */
+	pte_t *pte = NULL;
+	pmd_t *pmd;
+
+	mmap_read_lock(map->mm);
+	pmd = ft_alloc_pmd(map, addr, true);
+	if (pmd)
+		pte = pte_offset_map_lock(map->mm, pmd, addr, &ptl);
+	if (pte) {
+		set_pte_at(map->mm, addr, pte,
+			   make_pte_marker(PTE_MARKER_POISONED));
+		pte_unmap_unlock(pte, ptl);
+	}
+	mmap_read_unlock(map->mm);
+	return pte;
+}
+
+static void ft_populate_faulting_pte(struct kunit *test, struct ft_map *map,
+				     pgoff_t index, enum ft_faulting_pte state)
+{
+	switch (state) {
+	case FT_FAULTING_PTE_NONE:
+		break;
+	case FT_FAULTING_PTE_PRESENT:
+		/*
+		 * The racing fault: a write fault on the private mapping maps
+		 * its copy of the page there, and nothing around it.
+		 */
+		KUNIT_ASSERT_EQ_MSG(test, 0,
+				    ft_handle_fault(map, index, FAULT_FLAG_WRITE) &
+				    VM_FAULT_ERROR, "write fault at page %lu", index);
+		break;
+	case FT_FAULTING_PTE_MARKER:
+		KUNIT_ASSERT_TRUE_MSG(test, ft_set_pte_marker(map, ft_addr(map, index)),
+				      "PTE marker at page %lu", index);
+		break;
+	}
+}
+
+struct ft_faulting_pte_case {
+	const char *desc;
+	enum ft_faulting_pte pte;
+	/* mmap_miss after fault-around, from FT_FAULTING_PTE_MISS */
+	unsigned int miss_after;
+};
+
+#define FT_FAULTING_PTE_MISS	10U
+
+/*
+ * P1 credits a hit only when this call maps the faulting address. A PTE
+ * already populated there (a racing fault mapped it, or a marker sits
+ * there) is left alone and earns nothing; the neighbours are mapped in
+ * every case.
+ */
+static const struct ft_faulting_pte_case ft_faulting_pte_cases[] = {
+	{
+		.desc = "faulting PTE none: mapped, one hit",
+		.pte = FT_FAULTING_PTE_NONE,
+		.miss_after = FT_FAULTING_PTE_MISS - 1,
+	},
+	{
+		.desc = "faulting PTE present: left, no hit",
+		.pte = FT_FAULTING_PTE_PRESENT,
+		.miss_after = FT_FAULTING_PTE_MISS,
+	},
+	{
+		.desc = "faulting PTE marker: left, no hit",
+		.pte = FT_FAULTING_PTE_MARKER,
+		.miss_after = FT_FAULTING_PTE_MISS,
+	},
+};
+
+KUNIT_ARRAY_PARAM_DESC(ft_faulting_pte, ft_faulting_pte_cases, desc);
+
+/*
+ * Fault-around at page 1000 over [992, 1007], all cached (in order-0
+ * folios, or in one 16-page folio if @large), with the faulting PTE as the
+ * case says.
+ */
+static void ft_faulting_pte_fault_around(struct kunit *test, bool large)
+{
+	const struct ft_faulting_pte_case *c = test->param_value;
+	bool none = c->pte == FT_FAULTING_PTE_NONE;
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map;
+	vm_fault_t ret;
+	pte_t pte;
+
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+	if (large)
+		ft_cache_large_folio(test, ft, 992, 4);
+#endif
+	if (!large)
+		ft_cache_pages(test, ft, 992, 1007, ULONG_MAX);
+	map = ft_mmap_file(test, ft, PROT_READ | PROT_WRITE);
+	ft_populate_faulting_pte(test, &map, 1000, c->pte);
+	ft_set_mmap_miss(ft, FT_FAULTING_PTE_MISS);
+
+	ret = ft_map_pages(test, &map, 1000, 992, 1007, 0);
+
+	KUNIT_EXPECT_EQ(test, c->miss_after, ft_mmap_miss(ft));
+	KUNIT_EXPECT_EQ_MSG(test, none ? VM_FAULT_NOPAGE : 0, ret,
+			    "fault-around maps the faulting page only if its PTE is none");
+	KUNIT_EXPECT_TRUE(test, ft_pte_present(&map, ft_addr(&map, 999)));
+	KUNIT_EXPECT_TRUE(test, ft_pte_present(&map, ft_addr(&map, 1001)));
+	KUNIT_ASSERT_TRUE(test, ft_read_pte(&map, ft_addr(&map, 1000), &pte));
+	KUNIT_EXPECT_EQ_MSG(test, c->pte == FT_FAULTING_PTE_MARKER,
+			    is_pte_marker(pte), "the marker is left in place");
+	KUNIT_EXPECT_EQ_MSG(test, c->pte != FT_FAULTING_PTE_MARKER,
+			    pte_present(pte), "the faulting page is mapped");
+}
+
+static void fault_around_p1_faulting_pte_test(struct kunit *test)
+{
+	ft_faulting_pte_fault_around(test, false);
+}
+
+static void fault_around_p1_large_folio_faulting_pte_test(struct kunit *test)
+{
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+	ft_faulting_pte_fault_around(test, true);
+#else
+	kunit_skip(test, "needs large folios (THP): run with --arch=x86_64");
+#endif
+}
+
 /* P1: the neighbours are mapped, but only the faulting page is a hit. */
 static void fault_around_p1_credits_faulting_page_test(struct kunit *test)
 {
@@ -747,7 +977,7 @@ static void fault_around_p1_credits_faulting_page_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, VM_FAULT_NOPAGE,
 			ft_map_pages(test, &map, 1000, 992, 1007, 0));
 	for (i = 998; i <= 1002; i++)
-		KUNIT_EXPECT_TRUE_MSG(test, ft_pte_present(test, &map, ft_addr(&map, i)),
+		KUNIT_EXPECT_TRUE_MSG(test, ft_pte_present(&map, ft_addr(&map, i)),
 				      "page %lu mapped by fault-around", i);
 	KUNIT_EXPECT_EQ(test, 9U, ft_mmap_miss(ft));
 }
@@ -762,8 +992,8 @@ static void fault_around_p1_neighbours_only_test(struct kunit *test)
 	ft_set_mmap_miss(ft, 10);
 
 	KUNIT_EXPECT_EQ(test, 0, ft_map_pages(test, &map, 1000, 992, 1007, 0));
-	KUNIT_EXPECT_TRUE(test, ft_pte_present(test, &map, ft_addr(&map, 999)));
-	KUNIT_EXPECT_FALSE(test, ft_pte_present(test, &map, ft_addr(&map, 1000)));
+	KUNIT_EXPECT_TRUE(test, ft_pte_present(&map, ft_addr(&map, 999)));
+	KUNIT_EXPECT_FALSE(test, ft_pte_present(&map, ft_addr(&map, 1000)));
 	KUNIT_EXPECT_EQ(test, 10U, ft_mmap_miss(ft));
 }
 
@@ -794,7 +1024,7 @@ static void fault_around_p2_retry_credits_nothing_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, VM_FAULT_NOPAGE,
 			ft_map_pages(test, &map, 1000, 992, 1007,
 				     FAULT_FLAG_ALLOW_RETRY | FAULT_FLAG_TRIED));
-	KUNIT_EXPECT_TRUE(test, ft_pte_present(test, &map, ft_addr(&map, 1000)));
+	KUNIT_EXPECT_TRUE(test, ft_pte_present(&map, ft_addr(&map, 1000)));
 	KUNIT_EXPECT_EQ(test, 10U, ft_mmap_miss(ft));
 }
 
@@ -825,7 +1055,7 @@ static void ft_expect_retry_keeps_miss(struct kunit *test, struct ft_map *map,
 
 	KUNIT_ASSERT_EQ_MSG(test, VM_FAULT_NOPAGE, ret,
 			    "the retry maps the page through fault-around");
-	KUNIT_EXPECT_TRUE(test, ft_pte_present(test, map, ft_addr(map, 1000)));
+	KUNIT_EXPECT_TRUE(test, ft_pte_present(map, ft_addr(map, 1000)));
 	KUNIT_EXPECT_EQ(test, 0UL, ft->nr_reads);
 	KUNIT_EXPECT_EQ_MSG(test, 1U, ft_mmap_miss(ft), "the retry kept the miss");
 }
@@ -847,28 +1077,6 @@ static void fault_around_p2_miss_then_retry_test(struct kunit *test)
 	ft_expect_retry_keeps_miss(test, &map, flags);
 }
 
-#ifdef CONFIG_TRANSPARENT_HUGEPAGE
-/* A folio of 2^@order pages at @index (aligned), in the page cache. */
-static void ft_cache_large_folio(struct kunit *test, struct ft_file *ft,
-				 pgoff_t index, unsigned int order)
-{
-	struct address_space *mapping = ft->file->f_mapping;
-	struct folio *folio;
-
-	mapping_set_large_folios(mapping);
-	folio = __filemap_get_folio(mapping, index,
-				    FGP_LOCK | FGP_CREAT |
-				    fgf_set_order(PAGE_SIZE << order),
-				    mapping_gfp_mask(mapping));
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(folio), "folio at %lu", index);
-	KUNIT_ASSERT_EQ_MSG(test, order, folio_order(folio),
-			    "order of the folio at %lu", index);
-	folio_mark_uptodate(folio);
-	folio_unlock(folio);
-	folio_put(folio);
-}
-#endif
-
 /*
  * P1 and P2 on a large folio, mapped by filemap_map_folio_range(): a
  * 16-page folio fills the fault-around window. Fault-around maps all of
@@ -889,7 +1097,7 @@ static void ft_large_folio_fault_around(struct kunit *test, unsigned int flags,
 	KUNIT_EXPECT_EQ(test, VM_FAULT_NOPAGE,
 			ft_map_pages(test, &map, 1000, 992, 1007, flags));
 	for (i = 992; i <= 1007; i++)
-		KUNIT_EXPECT_TRUE_MSG(test, ft_pte_present(test, &map, ft_addr(&map, i)),
+		KUNIT_EXPECT_TRUE_MSG(test, ft_pte_present(&map, ft_addr(&map, i)),
 				      "page %lu mapped by fault-around", i);
 	KUNIT_EXPECT_EQ(test, miss_after, ft_mmap_miss(ft));
 #else
@@ -923,6 +1131,8 @@ static void fault_around_p2_vma_lock_test(struct kunit *test)
 	vm_fault_t ret;
 
 	vma = lock_vma_under_rcu(map.mm, ft_addr(&map, 1000));
+	if (vma && vma != map.vma)
+		vma_end_read(vma);
 	KUNIT_ASSERT_PTR_EQ_MSG(test, map.vma, vma, "the VMA's lock");
 	ret = handle_mm_fault(vma, ft_addr(&map, 1000),
 			      flags | FAULT_FLAG_VMA_LOCK, NULL);
@@ -938,6 +1148,10 @@ static void fault_around_p2_vma_lock_test(struct kunit *test)
 static struct kunit_case ft_fault_around_cases[] = {
 	KUNIT_CASE(fault_around_p1_credits_faulting_page_test),
 	KUNIT_CASE(fault_around_p1_neighbours_only_test),
+	KUNIT_CASE_PARAM(fault_around_p1_faulting_pte_test,
+			 ft_faulting_pte_gen_params),
+	KUNIT_CASE_PARAM(fault_around_p1_large_folio_faulting_pte_test,
+			 ft_faulting_pte_gen_params),
 	KUNIT_CASE(fault_around_p1_large_folio_test),
 	KUNIT_CASE(fault_around_p2_large_folio_test),
 	KUNIT_CASE(fault_around_p2_vma_lock_test),
@@ -995,7 +1209,7 @@ static void filemap_fault_recheck_pte_none_test(struct kunit *test)
 	pgoff_t index = c->pte_table ? 1000 : 3000;
 	struct vm_fault vmf = ft_vmf(&map, index,
 				     c->orig_pte_valid ? FAULT_FLAG_ORIG_PTE_VALID : 0);
-	vm_fault_t ret;
+	vm_fault_t ret = 0;
 
 	if (c->pte_present)
 		KUNIT_ASSERT_EQ_MSG(test, 0,
@@ -1005,13 +1219,15 @@ static void filemap_fault_recheck_pte_none_test(struct kunit *test)
 		ft_set_vm_locked(&map);
 
 	mmap_read_lock(map.mm);
-	vmf.pmd = ft_pmd(test, &map, vmf.address, c->pte_table);
-	ret = filemap_fault_recheck_pte_none(&vmf);
+	vmf.pmd = ft_alloc_pmd(&map, vmf.address, c->pte_table);
+	if (vmf.pmd)
+		ret = filemap_fault_recheck_pte_none(&vmf);
 	mmap_read_unlock(map.mm);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, vmf.pmd, "%s: PMD", c->desc);
 
 	KUNIT_EXPECT_EQ_MSG(test, c->expected, ret, "%s", c->desc);
 	KUNIT_EXPECT_EQ_MSG(test, c->pte_present,
-			    ft_pte_present(test, &map, vmf.address),
+			    ft_pte_present(&map, vmf.address),
 			    "%s: PTE", c->desc);
 }
 
@@ -1052,7 +1268,7 @@ static void filemap_fault_recheck_caller_test(struct kunit *test)
 	invalidate_mapping_pages(mapping, 0, -1);
 	folio = filemap_get_folio(mapping, 1000);
 	KUNIT_ASSERT_TRUE_MSG(test, IS_ERR(folio), "file folio reclaimed");
-	KUNIT_ASSERT_TRUE(test, ft_pte_present(test, &map, vmf.address));
+	KUNIT_ASSERT_TRUE(test, ft_pte_present(&map, vmf.address));
 	if (c->vm_locked)
 		ft_set_vm_locked(&map);
 	ft_forget_reads(ft);
@@ -1060,9 +1276,10 @@ static void filemap_fault_recheck_caller_test(struct kunit *test)
 	majfault = ft_vm_event(test, PGMAJFAULT);
 
 	mmap_read_lock(map.mm);
-	vmf.pmd = ft_pmd(test, &map, vmf.address, false);
-	ret = filemap_fault(&vmf);
+	vmf.pmd = mm_find_pmd(map.mm, vmf.address);
+	ret = vmf.pmd ? filemap_fault(&vmf) : 0;
 	mmap_read_unlock(map.mm);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, vmf.pmd, "%s: PMD", c->desc);
 	if (ret & VM_FAULT_LOCKED) {
 		folio_unlock(page_folio(vmf.page));
 		folio_put(page_folio(vmf.page));
@@ -1145,7 +1362,12 @@ static void ft_recheck_race(struct kunit *test)
 
 	/* The mmap lock keeps the page tables while the updater uses them. */
 	mmap_read_lock(map.mm);
-	vmf.pmd = ft_pmd(test, &map, vmf.address, false);
+	vmf.pmd = mm_find_pmd(map.mm, vmf.address);
+	if (!vmf.pmd) {
+		mmap_read_unlock(map.mm);
+		KUNIT_FAIL(test, "no PMD for the mapped page");
+		return;
+	}
 	race.mm = map.mm;
 	race.pmd = vmf.pmd;
 	race.addr = vmf.address;
@@ -1177,7 +1399,7 @@ static void ft_recheck_race(struct kunit *test)
 			      "the fault did not wait for the PT lock");
 	KUNIT_EXPECT_EQ_MSG(test, VM_FAULT_NOPAGE, ret,
 			    "the PTE cleared under the PT lock was taken as none");
-	KUNIT_EXPECT_TRUE(test, ft_pte_present(test, &map, vmf.address));
+	KUNIT_EXPECT_TRUE(test, ft_pte_present(&map, vmf.address));
 }
 
 static void filemap_fault_recheck_race_test(struct kunit *test)
