@@ -27,6 +27,7 @@ from mmkunit import kvm
 from mmkunit import mutants as mu
 from mmkunit import overlay as ov
 from mmkunit import progress
+from mmkunit import repeat
 from mmkunit import replay
 from mmkunit import reports
 from mmkunit import runner
@@ -143,6 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
 		       'test failed, 125 the commit cannot be tested (the '
 		       'series does not apply, the kernel does not build), '
 		       '128 a setup error (stops the bisection)')
+	p.add_argument('--repeat', type=int, default=1, metavar='N',
+		       help='run the built kernel N times (one build) and '
+		       'report every test whose result was not the same in '
+		       'each run, with the run numbers')
 	p.add_argument('filter_glob', nargs='?',
 		       help='which suites/tests to run, as kunit.py\'s '
 		       'filter_glob, e.g. "mm_swap_readahead.swap_vma*"')
@@ -334,6 +339,10 @@ class Harness:
 					f'{a.arch}: {", ".join(known) or "none"})')
 			configs.append(extra)
 		qemu_args = KUNIT_CONFIGS / f'{a.arch}.qemu_args'
+		# Boot options that go with a configuration: ARCH[-NAME].kernel_args.
+		kernel_args = [arg for c in configs
+			       for f in [c.with_suffix('.kernel_args')] if f.is_file()
+			       for arg in f.read_text().split()]
 		cc = runner.RunOptions()
 		if self.ccache:
 			cc = runner.ccache_options(
@@ -345,7 +354,8 @@ class Harness:
 			kunitconfigs=[c for c in configs if c.is_file()],
 			qemu_args=(' '.join(qemu_args.read_text().split())
 				   if qemu_args.is_file() else ''),
-			quiet=a.quiet, make_options=cc.make_options, env=cc.env)
+			kernel_args=kernel_args, quiet=a.quiet,
+			make_options=cc.make_options, env=cc.env)
 
 
 	def with_accel(self, opts: runner.RunOptions,
@@ -423,6 +433,8 @@ def _run(h: Harness) -> runner.RunResult:
 		ctx = h.report_context(tree, opts)
 		result = runner.run_kunit(src, build, opts, results)
 		write_reports(result, ctx)
+		repeats = _repeat(result, src, build, opts,
+				  getattr(a, 'repeat', 1))
 	if result.error:
 		print(f'mm-kunit: error: {result.error}', file=sys.stderr)
 	for line in ([] if result.booted else runner.build_errors(results)):
@@ -433,7 +445,33 @@ def _run(h: Harness) -> runner.RunResult:
 		print(f'mm-kunit: kernel warning while the tests ran: {complaint}')
 	print(f'mm-kunit: results in {results}')
 	print(result.summary())
+	if repeats:
+		found = repeat.flakes(repeats)
+		for flake in found:
+			print(f'mm-kunit: flaky: {flake.describe()}')
+		print(f'mm-kunit: {len(repeats)} runs, {len(found)} flaky')
+		if found:
+			result.error = result.error or f'{len(found)} flaky'
 	return result
+
+
+def _repeat(first: runner.RunResult, src: Path, build: Path,
+	    opts: runner.RunOptions, times: int) -> List[runner.RunResult]:
+	"""Runs the kernel the first run built times - 1 more times.
+
+	Returns all the runs, the first included; none if times is 1 or the
+	first run built nothing to run again.
+	"""
+	if times <= 1 or not first.booted:
+		return []
+	runs = [first]
+	again = dataclasses.replace(opts, quiet=True)
+	with progress.step(f'running the built kernel {times - 1} more times'):
+		for n in range(2, times + 1):
+			runs.append(runner.run_kunit(
+				src, build, again, first.results_dir / f'repeat-{n}',
+				exec_only=True))
+	return runs
 
 
 def cmd_run(h: Harness) -> int:

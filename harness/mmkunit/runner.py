@@ -159,6 +159,8 @@ class RunOptions:
 	jobs: int = os.cpu_count() or 1
 	kunitconfigs: Sequence[Path] = ()
 	qemu_args: str = ''
+	# Kernel command-line options (kunit.py --kernel_args), one a string.
+	kernel_args: Sequence[str] = ()
 	quiet: bool = False
 	# make VAR=value options for every build (the compiler cache's CC=).
 	make_options: Sequence[str] = ()
@@ -200,6 +202,7 @@ def kunit_command(tree: Path, build_dir: Path, opts: RunOptions,
 	if opts.qemu_args:
 		cmd.append(f'--qemu_args={opts.qemu_args}')
 	if subcommand in ('run', 'exec'):
+		cmd += [f'--kernel_args={k}' for k in opts.kernel_args]
 		cmd += [f'--json={json_path}']
 		cmd += list(opts.kunit_args)
 		if opts.filter_glob:
@@ -250,12 +253,14 @@ def configure(tree: Path, build_dir: Path, opts: RunOptions,
 
 
 def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
-	      results_dir: Path, prebuilt_config: bool = False) -> RunResult:
+	      results_dir: Path, prebuilt_config: bool = False,
+	      exec_only: bool = False) -> RunResult:
 	"""Builds and runs the suites with kunit.py; keeps its logs.
 
 	With prebuilt_config, build_dir already holds the right .config
 	(see configure()): the kernel is built with plain make and run with
-	kunit.py exec, which skips kunit.py's configuration steps.
+	kunit.py exec, which skips kunit.py's configuration steps. With
+	exec_only, the kernel in build_dir is run as it is, with no build.
 
 	Writes into results_dir: kunit.out (what was run and printed),
 	console.log (the kernel's raw console output), ktap.log (the KTAP
@@ -279,7 +284,8 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 			build_seconds = time.monotonic() - started
 		returncode = _stream(
 			kunit_command(tree, build_dir, opts, json_path,
-				      'exec' if prebuilt_config else 'run'),
+				      'exec' if prebuilt_config or exec_only
+				      else 'run'),
 			tree, out, opts.quiet, opts.env, build_dir)
 	result = RunResult(returncode, [], results_dir)
 	m = _ELAPSED.search((results_dir / 'kunit.out').read_text(errors='replace'))

@@ -8,7 +8,9 @@
  * The tests work on a node and lruvec of their own: a pglist_data allocated
  * here, with its lruvec initialised by the real lruvec_init(). Folios are
  * real folios, allocated here and never put on the system's LRU; each is
- * taken off the test's lruvec again when the test ends.
+ * taken off the test's lruvec again when the test ends. Every call that
+ * adds, sorts or removes a folio holds the lruvec's lru_lock, as reclaim
+ * and mm/swap.c do.
  *
  * Suites:
  *  - mm_vmscan_mglru: which generation lru_gen_add_folio() gives a folio,
@@ -98,12 +100,70 @@ struct vt_folio {
 	unsigned long flags;	/* as allocated, restored before freeing */
 };
 
+/* lru_gen_add_folio() under the lru_lock, as lruvec_add_folio()'s callers. */
+static bool vt_add_folio(struct lruvec *lruvec, struct folio *folio,
+			 bool reclaiming)
+{
+	bool added;
+
+	spin_lock_irq(&lruvec->lru_lock);
+	added = lru_gen_add_folio(lruvec, folio, reclaiming);
+	spin_unlock_irq(&lruvec->lru_lock);
+	return added;
+}
+
+/* sort_folio() under the lru_lock, as scan_folios() calls it. */
+static bool vt_sort_folio(struct lruvec *lruvec, struct folio *folio,
+			  struct scan_control *sc, int tier_idx)
+{
+	bool moved;
+
+	spin_lock_irq(&lruvec->lru_lock);
+	moved = sort_folio(lruvec, folio, sc, tier_idx);
+	spin_unlock_irq(&lruvec->lru_lock);
+	return moved;
+}
+
+static bool vt_on_list(struct list_head *head, struct folio *folio)
+{
+	struct folio *pos;
+
+	list_for_each_entry(pos, head, lru)
+		if (pos == folio)
+			return true;
+	return false;
+}
+
+/* Whether @folio is on any generation list of @lruvec. */
+static bool vt_on_lruvec(struct lruvec *lruvec, struct folio *folio)
+{
+	int gen, type, zone;
+
+	for (gen = 0; gen < MAX_NR_GENS; gen++)
+		for (type = 0; type < ANON_AND_FILE; type++)
+			for (zone = 0; zone < MAX_NR_ZONES; zone++)
+				if (vt_on_list(&lruvec->lrugen.folios[gen][type][zone],
+					       folio))
+					return true;
+	return false;
+}
+
+/*
+ * Take the folio off the test's lruvec, if a test put it there, and free
+ * it. Whether it is on a list is read from the lists, not from the folio's
+ * flags: a bug in the code under test may have corrupted the generation
+ * its flags claim, and the folio must still go away without a crash.
+ */
 static void vt_free_folio(void *data)
 {
 	struct vt_folio *vf = data;
+	struct lruvec *lruvec = vf->lruvec;
 
-	if (folio_lru_gen(vf->folio) >= 0)
-		lru_gen_del_folio(vf->lruvec, vf->folio, false);
+	spin_lock_irq(&lruvec->lru_lock);
+	if (vt_on_lruvec(lruvec, vf->folio) &&
+	    !lru_gen_del_folio(lruvec, vf->folio, false))
+		list_del(&vf->folio->lru);
+	spin_unlock_irq(&lruvec->lru_lock);
 	WRITE_ONCE(vf->folio->flags, vf->flags);
 	folio_put(vf->folio);
 }
@@ -132,16 +192,6 @@ static void vt_set_refs(struct folio *folio, unsigned long refs)
 	unsigned long flags = READ_ONCE(folio->flags) & ~LRU_REFS_MASK;
 
 	WRITE_ONCE(folio->flags, flags | (refs << LRU_REFS_PGOFF));
-}
-
-static bool vt_on_list(struct list_head *head, struct folio *folio)
-{
-	struct folio *pos;
-
-	list_for_each_entry(pos, head, lru)
-		if (pos == folio)
-			return true;
-	return false;
 }
 
 /* The generation lists a folio of @type in @zone can be on. */
@@ -222,11 +272,10 @@ static void lru_gen_add_folio_test(struct kunit *test)
 	lrugen->min_seq[type] = c->min_seq;
 	gen = lru_gen_from_seq(c->seq);
 	list = vt_list(node.lruvec, gen, type, zone);
-	KUNIT_ASSERT_TRUE(test, lru_gen_add_folio(node.lruvec, earlier,
-						  c->reclaiming));
+	KUNIT_ASSERT_TRUE(test, vt_add_folio(node.lruvec, earlier, c->reclaiming));
 
 	KUNIT_ASSERT_TRUE_MSG(test,
-			      lru_gen_add_folio(node.lruvec, folio, c->reclaiming),
+			      vt_add_folio(node.lruvec, folio, c->reclaiming),
 			      "%s: added", c->desc);
 	KUNIT_EXPECT_EQ_MSG(test, gen, folio_lru_gen(folio),
 			    "%s: generation (seq %lu expected)", c->desc, c->seq);
@@ -264,7 +313,7 @@ static void lru_gen_add_folio_unevictable_test(struct kunit *test)
 	struct folio *folio = vt_folio_create(test, &node, BIT(PG_unevictable));
 
 	node.lruvec->lrugen.enabled = true;
-	KUNIT_EXPECT_FALSE(test, lru_gen_add_folio(node.lruvec, folio, false));
+	KUNIT_EXPECT_FALSE(test, vt_add_folio(node.lruvec, folio, false));
 	KUNIT_EXPECT_EQ(test, -1, folio_lru_gen(folio));
 }
 
@@ -340,7 +389,7 @@ static void sort_folio_test(struct kunit *test)
 	zone = folio_zonenum(folio);
 	lrugen->enabled = true;
 	/* reclaiming: the oldest generation; otherwise the second oldest. */
-	KUNIT_ASSERT_TRUE(test, lru_gen_add_folio(node.lruvec, folio, !c->promoted));
+	KUNIT_ASSERT_TRUE(test, vt_add_folio(node.lruvec, folio, !c->promoted));
 	old_gen = folio_lru_gen(folio);
 	refs = vt_give_refs(folio, c->refs);
 	KUNIT_ASSERT_EQ_MSG(test, refs, folio_lru_refs(folio), "%s: refs", c->desc);
@@ -351,7 +400,7 @@ static void sort_folio_test(struct kunit *test)
 	for (i = 0; i < MAX_NR_TIERS - 1; i++)
 		protected_before[i] = lrugen->protected[hist][type][i];
 
-	moved = sort_folio(node.lruvec, folio, &sc, c->tier_idx);
+	moved = vt_sort_folio(node.lruvec, folio, &sc, c->tier_idx);
 
 	gen = folio_lru_gen(folio);
 	switch (c->result) {
@@ -389,18 +438,37 @@ static void sort_folio_test(struct kunit *test)
  * mm_vmscan_mglru: counting accesses up to saturation
  */
 
-static void vt_restore_lru_gen(void *enabled)
+static void vt_set_lru_gen_key(bool enabled)
 {
-	lru_gen_change_state((bool)(long)enabled);
+	if (enabled)
+		static_branch_enable(&lru_gen_caps[LRU_GEN_CORE]);
+	else
+		static_branch_disable(&lru_gen_caps[LRU_GEN_CORE]);
 }
 
-/* Turn the multi-gen LRU on for the system, until the test ends. */
-static void vt_enable_lru_gen(struct kunit *test)
+static void vt_restore_lru_gen(void *enabled)
+{
+	vt_set_lru_gen_key((bool)(long)enabled);
+}
+
+/*
+ * Make lru_gen_enabled() say @enabled until the test ends, without moving
+ * a single folio of the system. lru_gen_change_state() would move every
+ * folio on the system's LRUs to the other kind of list, and on the way
+ * into the multi-gen LRU an active folio loses PG_referenced and its access
+ * count. Only the static key is switched here: the system's lruvecs keep
+ * their lrugen.enabled, which is what lru_gen_add_folio() and
+ * lru_gen_del_folio() go by, so their folios stay on the lists they are
+ * on, as they do between the key switch and the lruvec walk of
+ * lru_gen_change_state() itself. The test's own lruvec sets lrugen.enabled
+ * as it needs.
+ */
+static void vt_switch_lru_gen(struct kunit *test, bool enabled)
 {
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, vt_restore_lru_gen,
 						  (void *)(long)lru_gen_enabled()));
-	lru_gen_change_state(true);
+	vt_set_lru_gen_key(enabled);
 }
 
 /*
@@ -420,7 +488,7 @@ static void folio_mark_accessed_refs_test(struct kunit *test)
 
 	kunit_info(test, "LRU_REFS_WIDTH is %d in this configuration\n",
 		   LRU_REFS_WIDTH);
-	vt_enable_lru_gen(test);
+	vt_switch_lru_gen(test, true);
 	for (n = 1; n <= max + 3; n++) {
 		folio_mark_accessed(folio);
 		KUNIT_ASSERT_EQ_MSG(test, min(n - 1, max), folio_lru_refs(folio),
@@ -429,10 +497,10 @@ static void folio_mark_accessed_refs_test(struct kunit *test)
 	}
 
 	node.lruvec->lrugen.enabled = true;
-	KUNIT_ASSERT_TRUE(test, lru_gen_add_folio(node.lruvec, folio, true));
+	KUNIT_ASSERT_TRUE(test, vt_add_folio(node.lruvec, folio, true));
 	KUNIT_ASSERT_EQ(test, 0, folio_lru_gen(folio));
-	KUNIT_EXPECT_TRUE(test, sort_folio(node.lruvec, folio, &sc,
-					   MAX_NR_TIERS - 1));
+	KUNIT_EXPECT_TRUE(test, vt_sort_folio(node.lruvec, folio, &sc,
+					      MAX_NR_TIERS - 1));
 	KUNIT_EXPECT_EQ_MSG(test, 1, folio_lru_gen(folio),
 			    "saturated folio moved to the next generation");
 }
@@ -445,8 +513,13 @@ struct vt_type_case {
 	const char *desc;
 	unsigned long anon_refaulted, anon_total;	/* first tier */
 	unsigned long file_refaulted, file_total;
+	/* Tier @tier of the type chosen (0: none beyond the first) */
+	int tier;
+	unsigned long tier_refaulted, tier_total;
 	int swappiness;
-	int type;		/* expected: LRU_GEN_ANON or LRU_GEN_FILE */
+	/* expected */
+	int type;		/* LRU_GEN_ANON or LRU_GEN_FILE */
+	int tier_idx;
 };
 
 /*
@@ -454,16 +527,93 @@ struct vt_type_case {
  * weighted by the gains (swappiness for anon, MAX_SWAPPINESS - swappiness
  * for file), is not above anon's, or if file has had too few refaults
  * (under MIN_LRU_BATCH) to judge; otherwise anon.
+ *
+ * Then the tiers of the chosen type above the first are held against the
+ * first tier of the other type: the first one that refaults more (and
+ * often enough to judge) is protected, and tier_idx, the last tier to
+ * evict, is the one below it. Tiers with too few refaults to judge are
+ * evicted: with none, tier_idx is the highest tier.
  */
 static const struct vt_type_case vt_type_cases[] = {
-	{ "file refaults more: anon", 100, 10000, 5000, 10000, 100, LRU_GEN_ANON },
-	{ "file refaults less: file", 5000, 10000, 100, 10000, 100, LRU_GEN_FILE },
-	{ "too few file refaults to judge: file", 100, 10000, 10, 20, 100,
-	  LRU_GEN_FILE },
-	{ "equal rates, swappiness 60 (file cheaper): file", 1000, 10000, 1000,
-	  10000, 60, LRU_GEN_FILE },
-	{ "equal rates, swappiness 140 (anon cheaper): anon", 1000, 10000, 1000,
-	  10000, 140, LRU_GEN_ANON },
+	{
+		.desc = "file refaults more: anon",
+		.anon_refaulted = 100, .anon_total = 10000,
+		.file_refaulted = 5000, .file_total = 10000,
+		.swappiness = 100,
+		.type = LRU_GEN_ANON, .tier_idx = MAX_NR_TIERS - 1,
+	},
+	{
+		.desc = "file refaults less: file",
+		.anon_refaulted = 5000, .anon_total = 10000,
+		.file_refaulted = 100, .file_total = 10000,
+		.swappiness = 100,
+		.type = LRU_GEN_FILE, .tier_idx = MAX_NR_TIERS - 1,
+	},
+	{
+		.desc = "too few file refaults to judge: file",
+		.anon_refaulted = 100, .anon_total = 10000,
+		.file_refaulted = 10, .file_total = 20,
+		.swappiness = 100,
+		.type = LRU_GEN_FILE, .tier_idx = MAX_NR_TIERS - 1,
+	},
+	{
+		.desc = "equal rates, swappiness 60 (file cheaper): file",
+		.anon_refaulted = 1000, .anon_total = 10000,
+		.file_refaulted = 1000, .file_total = 10000,
+		.swappiness = 60,
+		.type = LRU_GEN_FILE, .tier_idx = MAX_NR_TIERS - 1,
+	},
+	{
+		.desc = "equal rates, swappiness 140 (anon cheaper): anon",
+		.anon_refaulted = 1000, .anon_total = 10000,
+		.file_refaulted = 1000, .file_total = 10000,
+		.swappiness = 140,
+		.type = LRU_GEN_ANON, .tier_idx = MAX_NR_TIERS - 1,
+	},
+	{
+		.desc = "anon tier 1 refaults more than file's first: tier 0 last",
+		.anon_refaulted = 100, .anon_total = 10000,
+		.file_refaulted = 5000, .file_total = 10000,
+		.tier = 1, .tier_refaulted = 8000, .tier_total = 10000,
+		.swappiness = 100,
+		.type = LRU_GEN_ANON, .tier_idx = 0,
+	},
+	{
+		.desc = "file tier 2 refaults more than anon's first: tier 1 last",
+		.anon_refaulted = 5000, .anon_total = 10000,
+		.file_refaulted = 100, .file_total = 10000,
+		.tier = 2, .tier_refaulted = 8000, .tier_total = 10000,
+		.swappiness = 100,
+		.type = LRU_GEN_FILE, .tier_idx = 1,
+	},
+	/*
+	 * The boundary: (anon_refaulted + 1) / (anon_total + MIN_LRU_BATCH)
+	 * is 1/2 exactly; a tier refaulting at 1/2 is not above it.
+	 */
+	{
+		.desc = "file tier 2 refaults at anon's first tier rate: evicted",
+		.anon_refaulted = 4999, .anon_total = 10000 - MIN_LRU_BATCH,
+		.file_refaulted = 100, .file_total = 10000,
+		.tier = 2, .tier_refaulted = 5000, .tier_total = 10000,
+		.swappiness = 100,
+		.type = LRU_GEN_FILE, .tier_idx = MAX_NR_TIERS - 1,
+	},
+	{
+		.desc = "file tier 2 refaults just above anon's first: tier 1 last",
+		.anon_refaulted = 4999, .anon_total = 10000 - MIN_LRU_BATCH,
+		.file_refaulted = 100, .file_total = 10000,
+		.tier = 2, .tier_refaulted = 5001, .tier_total = 10000,
+		.swappiness = 100,
+		.type = LRU_GEN_FILE, .tier_idx = 1,
+	},
+	{
+		.desc = "file tier 2 refaults too few times to judge: evicted",
+		.anon_refaulted = 5000, .anon_total = 10000,
+		.file_refaulted = 100, .file_total = 10000,
+		.tier = 2, .tier_refaulted = MIN_LRU_BATCH - 1, .tier_total = 100,
+		.swappiness = 100,
+		.type = LRU_GEN_FILE, .tier_idx = MAX_NR_TIERS - 1,
+	},
 };
 
 KUNIT_ARRAY_PARAM_DESC(vt_type, vt_type_cases, desc);
@@ -479,12 +629,15 @@ static void get_type_to_scan_test(struct kunit *test)
 	lrugen->avg_total[LRU_GEN_ANON][0] = c->anon_total;
 	lrugen->avg_refaulted[LRU_GEN_FILE][0] = c->file_refaulted;
 	lrugen->avg_total[LRU_GEN_FILE][0] = c->file_total;
+	if (c->tier) {
+		lrugen->avg_refaulted[c->type][c->tier] = c->tier_refaulted;
+		lrugen->avg_total[c->type][c->tier] = c->tier_total;
+	}
 
 	KUNIT_EXPECT_EQ_MSG(test, c->type,
 			    get_type_to_scan(node.lruvec, c->swappiness, &tier_idx),
-			    "%s: type (0 anon, 1 file)", c->desc);
-	KUNIT_EXPECT_TRUE_MSG(test, tier_idx >= 0 && tier_idx < MAX_NR_TIERS,
-			      "%s: tier_idx %d", c->desc, tier_idx);
+			    "type (0 anon, 1 file)");
+	KUNIT_EXPECT_EQ(test, c->tier_idx, tier_idx);
 }
 
 static struct kunit_case vt_mglru_cases[] = {
@@ -539,15 +692,6 @@ static void vt_set_swappiness(struct kunit *test, int val)
 			kunit_add_action_or_reset(test, vt_restore_swappiness,
 						  (void *)(long)READ_ONCE(vm_swappiness)));
 	WRITE_ONCE(vm_swappiness, val);
-}
-
-/* The classic LRU: the multi-gen LRU off, until the test ends. */
-static void vt_disable_lru_gen(struct kunit *test)
-{
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, vt_restore_lru_gen,
-						  (void *)(long)lru_gen_enabled()));
-	lru_gen_change_state(false);
 }
 
 struct vt_stat_shift {
@@ -651,7 +795,7 @@ static void prepare_scan_control_test(struct kunit *test)
 	};
 	unsigned long nr[NR_LRU_LISTS] = {};
 
-	vt_disable_lru_gen(test);
+	vt_switch_lru_gen(test, false);
 	vt_set_swap(test, c->no_swap ? 0 : VT_LOTS);
 	vt_set_swappiness(test, c->swappiness);
 	atomic_long_set(&node.pgdat->node_zones[MAX_NR_ZONES - 1].managed_pages,
