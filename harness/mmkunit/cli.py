@@ -895,11 +895,14 @@ def check_steps(h: Harness) -> Dict[str, Callable[[Harness], int]]:
 		'selftest': _step('selftest'),
 		'lint': _step('lint'),
 		'run um': _step('run'),
+		# The kernel's own checkers (kunit-configs/um-debug.config).
+		'run um debug': _step('run', config='debug'),
 		'mutants um': _step('mutants'),
 		'replay um': _step('replay'),
 		# Debian's 6.1 as a second before-fix tree (kernel/compat/6.1).
 		'fixes 6.1 um': _step('fixes'),
 		'run x86_64': _step('run', 'x86_64'),
+		'run x86_64 debug': _step('run', 'x86_64', config='debug'),
 		# Another LRU_REFS_WIDTH (kunit-configs/x86_64-refs.config).
 		'run x86_64 refs': _step('run', 'x86_64', config='refs',
 					 filter_glob='mm_vmscan_mglru'),

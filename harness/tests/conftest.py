@@ -55,6 +55,9 @@ FAKE_KUNIT_PY = textwrap.dedent('''\
 	# A tree can name its own saved run (a commit that fails, say).
 	if os.path.exists('fake-kunit-run'):
 		run = open('fake-kunit-run').read().strip()
+	# Runs of a built kernel (exec) may replay another saved run.
+	if args[0] == 'exec' and os.environ.get('FAKE_KUNIT_EXEC_RUN'):
+		run = os.environ['FAKE_KUNIT_EXEC_RUN']
 	log_dir = opts.get('build_dir') or os.path.dirname(opts['json'])
 	os.makedirs(log_dir, exist_ok=True)
 	with open(os.path.join(log_dir, 'kunit-argv.txt'), 'a') as f:
@@ -64,8 +67,12 @@ FAKE_KUNIT_PY = textwrap.dedent('''\
 		sys.exit('kunit.py: error: unrecognized arguments: --jobs')
 	if args[0] == 'config':
 		sys.exit(0)
+	# What a results directory's runs replayed, for its parse to follow.
+	replayed = os.path.join(os.path.dirname(opts.get('json', '.')), 'fake-run')
 	if args[0] == 'parse':
 		# The saved run's JSON stands for what kunit.py would parse.
+		if os.path.exists(replayed):
+			run = open(replayed).read()
 		shutil.copy(os.path.join(run, 'results.json'), opts['json'])
 		sys.exit(int(open(os.path.join(run, 'exit-code')).read()))
 	if os.environ.get('FAKE_KUNIT_TERM_PARENT'):
@@ -77,6 +84,7 @@ FAKE_KUNIT_PY = textwrap.dedent('''\
 			    os.path.join(opts['build_dir'], 'test.log'))
 	if os.path.exists(os.path.join(run, 'results.json')) and 'json' in opts:
 		shutil.copy(os.path.join(run, 'results.json'), opts['json'])
+		open(replayed, 'w').write(run)
 	print('fake kunit.py: replaying', os.path.basename(run))
 	sys.exit(int(open(os.path.join(run, 'exit-code')).read()))
 	''')

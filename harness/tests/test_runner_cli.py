@@ -545,7 +545,8 @@ def test_check_steps_run_the_real_commands(
 	h = cli.Harness(a)
 	steps = cli.check_steps(h)
 	assert list(steps)[:2] == ['selftest', 'lint']
-	for name in ('run um', 'run x86_64', 'run x86_64 refs'):
+	for name in ('run um', 'run um debug', 'run x86_64', 'run x86_64 debug',
+		     'run x86_64 refs'):
 		assert steps[name](h) == 0, name
 	# The fake overlay's mutant survives the saved passing run.
 	assert steps['mutants um'](h) == cli.EXIT_TESTS_FAILED
@@ -553,7 +554,13 @@ def test_check_steps_run_the_real_commands(
 	build = tmp_path / 'c/trees'
 	argv = {p.parent.name: p.read_text().splitlines()
 		for p in build.rglob('kunit-argv.txt')}
-	assert sorted(argv) == ['build-um', 'build-x86_64', 'build-x86_64-refs']
+	assert sorted(argv) == ['build-um', 'build-um-debug', 'build-x86_64',
+				'build-x86_64-debug', 'build-x86_64-refs']
+	debug = argv['build-x86_64-debug'][-1]
+	assert 'x86_64-debug.config' in debug
+	assert '--kernel_args=page_poison=1' in debug
+	assert 'um-debug.config' in argv['build-um-debug'][-1]
+	assert '--kernel_args' not in argv['build-um'][-1]
 	refs = argv['build-x86_64-refs'][-1]
 	assert '--arch=x86_64' in refs and refs.endswith('mm_vmscan_mglru')
 	assert 'x86_64-refs.config' in refs
