@@ -139,9 +139,16 @@ def extract_ktap(console: str) -> str:
 	return ktap.text(ktap.ktap_lines(console))
 
 
+# What the kernel's checkers print when they find something: WARN_ON()
+# ("WARNING: CPU: ..."), lockdep and RCU lockdep ("WARNING: possible
+# circular locking dependency detected", "WARNING: suspicious RCU usage"),
+# KASAN, KFENCE and sleeping in atomic ("BUG: ..."), the slab checks,
+# UBSAN, bad page state, page poisoning, list and debug-object checks.
 _KERNEL_COMPLAINT = re.compile(
-	r'(WARNING: CPU: \d+ PID: \d+ at \S+|BUG: .*|kernel BUG at .*|'
-	r'BUG [^ ]+ \(.*\): .*|UBSAN: .*|Bad page state.*)')
+	r'(WARNING: CPU: \d+ PID: \d+ at \S+|WARNING: [a-z].*|BUG: .*|'
+	r'kernel BUG at .*|BUG [^ ]+ \(.*\): .*|UBSAN: .*|Bad page state.*|'
+	r'pagealloc: (?:memory corruption|single bit error).*|'
+	r'list_(?:add|del) corruption.*|ODEBUG: .*)')
 
 
 def kernel_complaints(ktap: str) -> List[str]:

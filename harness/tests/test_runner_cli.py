@@ -365,10 +365,22 @@ def test_kernel_warnings_during_tests_fail_the_run(tmp_path: Path) -> None:
 	noisy = ktap.replace('    # Subtest: mm_swap_readahead\n',
 			     '    # Subtest: mm_swap_readahead\n'
 			     'WARNING: CPU: 0 PID: 78 at mm/swap_state.c:120 x+0x1/0x2\n'
-			     'BUG: Bad page state in process kunit_try_catch  pfn:1234\n')
+			     'BUG: Bad page state in process kunit_try_catch  pfn:1234\n'
+			     'WARNING: suspicious RCU usage\n'
+			     'WARNING: possible circular locking dependency detected\n'
+			     'BUG: KASAN: slab-use-after-free in foo+0x1/0x2\n'
+			     'pagealloc: memory corruption\n'
+			     'list_del corruption. next->prev should be 0000\n'
+			     'ODEBUG: free active (active state 0) object: 0000\n')
 	assert runner.kernel_complaints(noisy) == [
 		'WARNING: CPU: 0 PID: 78 at mm/swap_state.c:120',
-		'BUG: Bad page state in process kunit_try_catch  pfn:1234']
+		'BUG: Bad page state in process kunit_try_catch  pfn:1234',
+		'WARNING: suspicious RCU usage',
+		'WARNING: possible circular locking dependency detected',
+		'BUG: KASAN: slab-use-after-free in foo+0x1/0x2',
+		'pagealloc: memory corruption',
+		'list_del corruption. next->prev should be 0000',
+		'ODEBUG: free active (active state 0) object: 0000']
 	r = runner.RunResult(0, [runner.CaseResult('a', runner.Status.PASS)],
 			     tmp_path, complaints=['WARNING: x'])
 	assert not r.ok
