@@ -443,6 +443,9 @@ def _run(h: Harness) -> runner.RunResult:
 		print(f'mm-kunit: {case.status.value}: {case.name}')
 	for complaint in result.complaints:
 		print(f'mm-kunit: kernel warning while the tests ran: {complaint}')
+	if result.boots > 1:
+		print(f'mm-kunit: the kernel died before the end; the tests after '
+		      f'each crash ran in further boots ({result.boots} in all)')
 	print(f'mm-kunit: results in {results}')
 	print(result.summary())
 	if repeats:

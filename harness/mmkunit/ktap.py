@@ -142,3 +142,47 @@ def without_kernel_lines(lines: Sequence[KtapLine]) -> List[KtapLine]:
 	stay in console.log and ktap.log; only the parse leaves them out.
 	"""
 	return [line for line in lines if _is_ktap(line)]
+
+
+_PLAN = re.compile(r'^1\.\.([0-9]+)$')
+
+
+def finished_tests(lines: Sequence[KtapLine]) -> List[str]:
+	"""The tests (suite.test) whose own result line the output holds.
+
+	A parameterised test's rows do not count: the test is finished when
+	its result follows its last row.
+	"""
+	done: List[str] = []
+	names: Dict[int, str] = {}  # indent -> the subtest it opens
+	for line in lines:
+		sub = _SUBTEST.match(line.text)
+		if sub:
+			indent = len(sub.group(1))
+			names[indent] = sub.group(2).strip()
+			for deeper in [k for k in names if k > indent]:
+				del names[deeper]
+			continue
+		m = _RESULT.match(line.text)
+		if m:
+			indent = len(m.group(1))
+			# A "# Subtest:" header has the indent of its results.
+			path = [names[k] for k in sorted(names) if k <= indent]
+			if len(path) == 1:
+				done.append(f'{path[0]}.{m.group(4).strip()}')
+	return done
+
+
+def complete(lines: Sequence[KtapLine]) -> bool:
+	"""Whether every suite the output announced has its result line: false
+	when the kernel died (or was killed) before the end of the tests."""
+	planned: Optional[int] = None
+	results = 0
+	for line in lines:
+		plan = _PLAN.match(line.text)
+		if plan and planned is None:
+			planned = int(plan.group(1))
+		m = _RESULT.match(line.text)
+		if m and not m.group(1):
+			results += 1
+	return planned is not None and results >= planned

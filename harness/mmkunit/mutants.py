@@ -14,7 +14,7 @@ import dataclasses
 import enum
 import fnmatch
 from pathlib import Path
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from mmkunit import overlay as ov
 from mmkunit.runner import RunResult, Status
@@ -35,6 +35,10 @@ class MutantResult:
 	detail: str = ''
 	# Every test case the run reported, failed or not.
 	cases: List[str] = dataclasses.field(default_factory=list)
+	# The failed tests the kernel died in.
+	crashed: List[str] = dataclasses.field(default_factory=list)
+	# Wall time of the mutant's build and run.
+	seconds: Optional[float] = None
 
 
 def describe(mutant: ov.Patch) -> str:
@@ -74,14 +78,17 @@ def judge(mutant: ov.Patch, result: RunResult) -> MutantResult:
 	failed = [c.name for c in result.failed]
 	# A skipped test cannot fail: only the tests that ran count.
 	cases = [c.name for c in result.cases if c.status != Status.SKIP]
+	crashed = [c.name for c in result.cases if c.status == Status.ERROR]
 	if failed:
-		return MutantResult(mutant, Verdict.KILLED, failed, cases=cases)
+		return MutantResult(mutant, Verdict.KILLED, failed, cases=cases,
+				    crashed=crashed, seconds=result.seconds)
 	if result.error or not result.cases or result.kunit_returncode != 0:
 		return MutantResult(mutant, Verdict.NO_RESULT, [],
 				    result.error or 'kunit.py failed; see '
 				    f'{result.results_dir / "kunit.out"}',
-				    cases=cases)
-	return MutantResult(mutant, Verdict.SURVIVED, [], cases=cases)
+				    cases=cases, seconds=result.seconds)
+	return MutantResult(mutant, Verdict.SURVIVED, [], cases=cases,
+			    seconds=result.seconds)
 
 
 def unguarded(results: Sequence[MutantResult]) -> List[str]:
@@ -99,11 +106,17 @@ def format_matrix(results: Sequence[MutantResult]) -> str:
 		lines.append(f'  {r.mutant.name}: {r.verdict.value}')
 		lines.append(f'      {describe(r.mutant)}')
 		for name in r.failed:
-			lines.append(f'      - {name}')
+			lines.append(f'      - {name}' +
+				     (' (crashed)' if name in r.crashed else ''))
 		if r.detail:
 			lines.append(f'      {r.detail}')
 	killed = sum(1 for r in results if r.verdict == Verdict.KILLED)
 	skipped = sum(1 for r in results if r.verdict == Verdict.NOT_HERE)
+	timed = [r for r in results if r.seconds is not None]
+	if timed:
+		slowest = max(timed, key=lambda r: r.seconds or 0.0)
+		lines.append(f'slowest mutant: {slowest.mutant.name} '
+			     f'({slowest.seconds:.0f} s)')
 	lines.append(f'mutants: {killed} passed, '
 		     f'{len(results) - killed - skipped} failed, {skipped} skipped')
 	return '\n'.join(lines)

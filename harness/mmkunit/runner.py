@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mmkunit import ktap
 from mmkunit import progress
@@ -53,6 +53,10 @@ class RunResult:
 	complaints: List[str] = dataclasses.field(default_factory=list)
 	# Whether a kernel was built and booted (it printed KTAP).
 	booted: bool = False
+	# Kernel boots the run took: more than one after a crash.
+	boots: int = 1
+	# Wall time of the whole run, build included.
+	seconds: Optional[float] = None
 	# kunit.py's (or make's) build time, in seconds.
 	build_seconds: Optional[float] = None
 
@@ -196,7 +200,8 @@ def ccache_options(ccache_dir: Path) -> RunOptions:
 
 
 def kunit_command(tree: Path, build_dir: Path, opts: RunOptions,
-		  json_path: Path, subcommand: str = 'run') -> List[str]:
+		  json_path: Path, subcommand: str = 'run',
+		  list_tests: bool = False) -> List[str]:
 	"""kunit.py run (configure, build, run), or exec (run only)."""
 	cmd = [sys.executable, str(tree / KUNIT_PY), subcommand,
 	       f'--build_dir={build_dir}', f'--arch={opts.arch}',
@@ -210,7 +215,7 @@ def kunit_command(tree: Path, build_dir: Path, opts: RunOptions,
 		cmd.append(f'--qemu_args={opts.qemu_args}')
 	if subcommand in ('run', 'exec'):
 		cmd += [f'--kernel_args={k}' for k in opts.kernel_args]
-		cmd += [f'--json={json_path}']
+		cmd += ['--list_tests'] if list_tests else [f'--json={json_path}']
 		cmd += list(opts.kunit_args)
 		if opts.filter_glob:
 			cmd.append(opts.filter_glob)
@@ -262,6 +267,21 @@ def configure(tree: Path, build_dir: Path, opts: RunOptions,
 def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 	      results_dir: Path, prebuilt_config: bool = False,
 	      exec_only: bool = False) -> RunResult:
+	"""Builds and runs the suites (see _run_once). If the kernel died
+	before the end, names the test it died in and runs, in further boots,
+	the tests that did not run (see _run_the_rest)."""
+	started = time.monotonic()
+	result, lines = _run_once(tree, build_dir, opts, results_dir,
+				  prebuilt_config, exec_only)
+	if result.booted and not ktap.complete(lines):
+		result = _run_the_rest(tree, build_dir, opts, result, lines)
+	result.seconds = time.monotonic() - started
+	return result
+
+
+def _run_once(tree: Path, build_dir: Path, opts: RunOptions,
+	      results_dir: Path, prebuilt_config: bool = False,
+	      exec_only: bool = False) -> Tuple[RunResult, List[ktap.KtapLine]]:
 	"""Builds and runs the suites with kunit.py; keeps its logs.
 
 	With prebuilt_config, build_dir already holds the right .config
@@ -287,7 +307,7 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 				   build_dir) != 0:
 				return RunResult(2, [], results_dir,
 						 error='the kernel did not build; see '
-						 f'{results_dir / "kunit.out"}')
+						 f'{results_dir / "kunit.out"}'), []
 			build_seconds = time.monotonic() - started
 		returncode = _stream(
 			kunit_command(tree, build_dir, opts, json_path,
@@ -320,16 +340,98 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 	if not json_path.is_file():
 		result.error = (f'kunit.py exited {returncode} without results '
 				f'(see {results_dir / "kunit.out"})')
-		return result
+		return result, lines
 	try:
 		result.cases = with_ktap(parse_kunit_json(json_path.read_text()),
 					 ktap.ktap_cases(lines))
 	except ResultsError as e:
 		result.error = str(e)
-		return result
+		return result, lines
 	if not result.cases:
 		result.error = 'no test ran (does the filter match any test?)'
-	return result
+	return result, lines
+
+
+def list_tests(tree: Path, build_dir: Path, opts: RunOptions,
+	       log: Path) -> List[str]:
+	"""The tests (suite.test) the built kernel runs, in the order it runs
+	them, as kunit.py exec --list_tests gives them (one boot)."""
+	quiet = dataclasses.replace(opts, quiet=True)
+	with open(log, 'w') as out:
+		_stream(kunit_command(tree, build_dir, quiet, Path(), 'exec',
+				      list_tests=True), tree, out, True, opts.env)
+	return [line.strip() for line in log.read_text(errors='replace').splitlines()
+		if re.fullmatch(r'[^\s.$]+\.[^\s.]+', line.strip())]
+
+
+def _next_boot(pending: Sequence[str],
+	       listed: Sequence[str]) -> Tuple[str, List[str]]:
+	"""What the next boot runs: the whole suite of the first pending test
+	if none of that suite ran yet, else that one test (a filter glob
+	names one suite or one test). Returns the glob and its tests."""
+	suite = pending[0].split('.')[0]
+	of_suite = [t for t in listed if t.split('.')[0] == suite]
+	if all(t in pending for t in of_suite):
+		return suite, of_suite
+	return pending[0], [pending[0]]
+
+
+def _named(cases: Sequence[CaseResult]) -> List[CaseResult]:
+	return [c for c in cases if c.name and not c.name.endswith('.')]
+
+
+def _crash_log(result: RunResult, lines: Sequence[ktap.KtapLine]) -> str:
+	"""The end of the output the kernel died in, for the crashed test."""
+	tail = ktap.text(lines[-40:])
+	return f'the kernel died in this test (see {result.results_dir})\n{tail}'
+
+
+def _run_the_rest(tree: Path, build_dir: Path, opts: RunOptions,
+		  first: RunResult, lines: List[ktap.KtapLine]) -> RunResult:
+	"""After a run the kernel did not finish: the first test that has no
+	result is the one it died in (the tests run one at a time, in order);
+	it is reported as crashed (ERROR), and the tests after it are run in
+	further boots of the same kernel, each boot a suite or a test, until
+	every test has run or crashed. Their results join the first run's.
+	Rows of a parameterised test after the one that crashed are lost:
+	a filter names tests, not rows."""
+	res = first.results_dir
+	listed = list_tests(tree, build_dir, opts, res / 'list-tests.out')
+	done = set(ktap.finished_tests(lines))
+	pending = [t for t in listed if t not in done]
+	# kunit.py stands a nameless ERROR in for each test it found missing;
+	# the tests themselves are named below.
+	merged = dataclasses.replace(first, cases=_named(first.cases),
+				     complaints=list(first.complaints))
+	last, boot = first, 1
+	# The tests the last boot was to run: the first of them without a
+	# result is the one the kernel died in.
+	expected = set(pending)
+	while pending:
+		if pending[0] in expected:
+			crashed = pending.pop(0)
+			if not any(c.name == crashed for c in merged.cases):
+				merged.cases.append(CaseResult(
+					crashed, Status.ERROR,
+					log=_crash_log(last, lines)))
+			progress.progress(f'the kernel died in {crashed}; '
+					  f'{len(pending)} tests left to run')
+			if not pending:
+				break
+		glob, batch = _next_boot(pending, listed)
+		boot += 1
+		last, lines = _run_once(
+			tree, build_dir,
+			dataclasses.replace(opts, filter_glob=glob, quiet=True),
+			res / f'boot-{boot}', exec_only=True)
+		merged.cases += _named(last.cases)
+		merged.complaints += last.complaints
+		ran = set(ktap.finished_tests(lines))
+		expected = set(batch)
+		pending = ([t for t in batch if t not in ran] +
+			   [t for t in pending if t not in batch])
+	merged.boots = boot
+	return merged
 
 
 _BUILD_ERROR = re.compile(r'(?:^|\s)(\S+:\d+:\d+: (?:fatal )?error: .*)$')
