@@ -340,6 +340,14 @@ static vm_fault_t ft_handle_fault(struct ft_map *map, pgoff_t index,
 	return ret;
 }
 
+/*
+ * A system-wide VM event count. For PGMAJFAULT that is as good as the
+ * test's own: built-in KUnit tests run before any user space exists, so
+ * no other task can take a major fault on a file meanwhile, and the event
+ * is summed over all CPUs exactly (no per-CPU threshold), so it moves by
+ * the test's faults only. filemap_fault() called directly counts no
+ * per-task maj_flt (handle_mm_fault() does), hence the system count.
+ */
 static unsigned long ft_vm_event(struct kunit *test, enum vm_event_item item)
 {
 	unsigned long *events, val;
@@ -666,14 +674,7 @@ static void filemap_fault_hit_test(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, 0UL, ft->nr_reads, "%s: pages read", c->desc);
 }
 
-/*
- * A miss through filemap_fault(): counted, read around, major.
- *
- * PGMAJFAULT is a system-wide event, but KUnit runs before any user space
- * exists: no other task can take a major fault on a file while the test
- * runs, and the event is summed over all CPUs exactly, so its only change
- * is this fault's.
- */
+/* A miss through filemap_fault(): counted, read around, major. */
 static void filemap_fault_miss_test(struct kunit *test)
 {
 	struct ft_file *ft = ft_create(test, FT_RA_PAGES);

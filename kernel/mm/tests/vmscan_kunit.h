@@ -712,6 +712,12 @@ static void vt_unshift_stat(void *data)
  * node: that counter is shifted by the difference and shifted back by the
  * same amount at the end, so that what the rest of the system adds or
  * takes meanwhile is kept.
+ *
+ * On SMP a per-CPU fold can move the system's counter by a few pages at
+ * any time, so it is not checked for an exact value here. The cases set
+ * list sizes of millions of pages, far from any threshold those pages
+ * could cross; and the refault counters move only on a refault, which a
+ * KUnit boot (no user space, no memory pressure) does not have.
  */
 static void vt_set_node_stat(struct kunit *test, struct vt_node *node,
 			     enum node_stat_item item, unsigned long pages)
@@ -729,7 +735,6 @@ static void vt_set_node_stat(struct kunit *test, struct vt_node *node,
 	atomic_long_add(shift->delta, shift->counter);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, vt_unshift_stat, shift));
-	KUNIT_ASSERT_EQ(test, pages, node_page_state(node->pgdat, item));
 }
 
 /* Set an LRU list's size, for the node and for its highest zone. */

@@ -37,4 +37,25 @@ static inline vm_fault_t filemap_fault_recheck_pte_none(struct vm_fault *vmf)
 	return 0;
 }
 
+/*
+ * PTE markers: 6.1 has only uffd-wp's, and only with CONFIG_PTE_MARKER,
+ * which needs userfaultfd write protection (not on UML). Where 6.1 cannot
+ * make a marker, the faulting-PTE tests' marker row gets a read-only
+ * zero-page PTE in its place: a populated PTE that fault-around leaves
+ * alone and that unmapping the test's mm takes down safely. That row is
+ * not judged on 6.1 (kernel/compat/6.1/expected).
+ */
+#ifndef PTE_MARKER_POISONED
+#define PTE_MARKER_POISONED	PTE_MARKER_UFFD_WP
+#endif
+
+#ifndef CONFIG_PTE_MARKER
+static inline pte_t kunit_compat_make_pte_marker(pte_marker marker)
+{
+	return pfn_pte(my_zero_pfn(0), PAGE_READONLY);
+}
+
+#define make_pte_marker kunit_compat_make_pte_marker
+#endif
+
 #endif /* CONFIG_MM_FILEMAP_KUNIT_TEST */
