@@ -20,6 +20,7 @@
 #ifdef CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST
 
 #include <kunit/test.h>
+#include <linux/mman.h>
 
 /* -------------------------------------------------------------------------
  * Restoring global state
@@ -85,17 +86,28 @@ static void swap_ra_set_global_hits(struct kunit *test, int val)
  * Test objects: a VMA and a swap cache that no swap device backs
  */
 
+/*
+ * An anonymous VMA at exactly [@start, @end) in the test's own mm, as a
+ * swap fault finds it, with @ra_info as its readahead state.
+ */
 static struct vm_area_struct *swap_ra_alloc_vma(struct kunit *test,
 						unsigned long start,
 						unsigned long end,
 						unsigned long ra_info)
 {
 	struct vm_area_struct *vma;
+	unsigned long addr;
 
-	vma = kunit_kzalloc(test, sizeof(*vma), GFP_KERNEL);
+	addr = kunit_vm_mmap(test, NULL, start, end - start,
+			     PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, 0);
+	KUNIT_ASSERT_EQ_MSG(test, start, addr, "kunit_vm_mmap: %ld", (long)addr);
+	mmap_read_lock(current->mm);
+	vma = find_vma(current->mm, start);
+	mmap_read_unlock(current->mm);
 	KUNIT_ASSERT_NOT_NULL(test, vma);
-	vma->vm_start = start;
-	vma->vm_end = end;
+	KUNIT_ASSERT_EQ(test, start, vma->vm_start);
+	KUNIT_ASSERT_EQ(test, end, vma->vm_end);
 	atomic_long_set(&vma->swap_readahead_info, ra_info);
 	return vma;
 }
@@ -353,7 +365,10 @@ static const struct swap_vma_ra_win_case swap_vma_ra_win_cases[] = {
 
 KUNIT_ARRAY_PARAM_DESC(swap_vma_ra_win, swap_vma_ra_win_cases, desc);
 
-/* Run swap_vma_ra_win() for a fault at @address in @vma. */
+/*
+ * Run swap_vma_ra_win() for a fault at @address in @vma, under the mmap
+ * lock as swap_vma_readahead() runs it in a fault.
+ */
 static unsigned int swap_ra_win_at(struct vm_area_struct *vma,
 				   unsigned long address,
 				   unsigned long *start, unsigned long *end)
@@ -362,8 +377,12 @@ static unsigned int swap_ra_win_at(struct vm_area_struct *vma,
 		.vma = vma,
 		.address = address,
 	};
+	unsigned int win;
 
-	return swap_vma_ra_win(&vmf, start, end);
+	mmap_read_lock(vma->vm_mm);
+	win = swap_vma_ra_win(&vmf, start, end);
+	mmap_read_unlock(vma->vm_mm);
+	return win;
 }
 
 static unsigned long swap_ra_expected_addr(unsigned long pg)
@@ -442,7 +461,12 @@ static struct folio *swap_ra_lookup(struct kunit *test,
 	swp_entry_t entry = swp_entry(SWAP_RA_TEST_TYPE, SWAP_RA_OFFSET);
 	struct folio *found;
 
+	/* do_swap_page() looks a VMA's entry up under the mmap lock. */
+	if (vma)
+		mmap_read_lock(vma->vm_mm);
 	found = swap_cache_get_folio(entry, vma, SWAP_RA_FAULT);
+	if (vma)
+		mmap_read_unlock(vma->vm_mm);
 	if (found)
 		folio_put(found);
 	return found;
