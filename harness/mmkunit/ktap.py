@@ -72,6 +72,20 @@ class KtapCase:
 	duration: Optional[float]
 
 
+def _open_subtest(names: Dict[int, str], text: str) -> bool:
+	"""If text is a "# Subtest:" header, records it in names (indent ->
+	the subtest it opens; a header has the indent of its results) and
+	forgets the deeper ones; says whether it was one."""
+	sub = _SUBTEST.match(text)
+	if not sub:
+		return False
+	indent = len(sub.group(1))
+	names[indent] = sub.group(2).strip()
+	for deeper in [k for k in names if k > indent]:
+		del names[deeper]
+	return True
+
+
 def ktap_cases(lines: Sequence[KtapLine]) -> List[KtapCase]:
 	"""The leaf test cases (tests without subtests, and rows) of KTAP."""
 	cases: List[KtapCase] = []
@@ -81,12 +95,7 @@ def ktap_cases(lines: Sequence[KtapLine]) -> List[KtapCase]:
 	# one before closes a test that had subtests (rows), not a leaf.
 	last_indent: Optional[int] = None
 	for i, line in enumerate(lines):
-		sub = _SUBTEST.match(line.text)
-		if sub:
-			indent = len(sub.group(1))
-			names[indent] = sub.group(2).strip()
-			for deeper in [k for k in names if k > indent]:
-				del names[deeper]
+		_open_subtest(names, line.text)
 		m = _RESULT.match(line.text)
 		if m:
 			indent = len(m.group(1))
@@ -156,17 +165,11 @@ def finished_tests(lines: Sequence[KtapLine]) -> List[str]:
 	done: List[str] = []
 	names: Dict[int, str] = {}  # indent -> the subtest it opens
 	for line in lines:
-		sub = _SUBTEST.match(line.text)
-		if sub:
-			indent = len(sub.group(1))
-			names[indent] = sub.group(2).strip()
-			for deeper in [k for k in names if k > indent]:
-				del names[deeper]
+		if _open_subtest(names, line.text):
 			continue
 		m = _RESULT.match(line.text)
 		if m:
 			indent = len(m.group(1))
-			# A "# Subtest:" header has the indent of its results.
 			path = [names[k] for k in sorted(names) if k <= indent]
 			if len(path) == 1:
 				done.append(f'{path[0]}.{m.group(4).strip()}')
