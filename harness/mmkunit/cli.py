@@ -300,9 +300,10 @@ class Harness:
 
 	def source_tree(self) -> Path:
 		"""The unmodified kernel sources: the user's or the tarball's."""
-		if self.args.kernel:
-			ov.check_kernel_tree(self.args.kernel.resolve())
-			return self.args.kernel.resolve()
+		kernel: Optional[Path] = self.args.kernel
+		if kernel:
+			ov.check_kernel_tree(kernel.resolve())
+			return kernel.resolve()
 		return trees.unpack_tarball(self.args.tarball, self.cache)
 
 	def prepared_tree(self) -> trees.PreparedTree:
@@ -686,17 +687,21 @@ def cmd_mutants(h: Harness) -> int:
 	# The jobs, in order: each mutant, then the before-fix trees. Each
 	# gives a function of the tree it runs in.
 	jobs: List[Callable[[trees.PreparedTree], object]] = []
-	for m in chosen:
-		if mu.runs_on(m, a.arch):
-			jobs.append(lambda t, m=m: mu.judge(
-				m, run(t, h.overlay, [m], f'mutant {Path(m.name).stem}')))
-		else:
-			jobs.append(lambda t, m=m: mu.not_here(m, a.arch))
-	for names, globs in (before_fix_trees(h.overlay) if full else []):
+	def mutant_job(m: ov.Patch) -> Callable[[trees.PreparedTree], object]:
+		if not mu.runs_on(m, a.arch):
+			return lambda t: mu.not_here(m, a.arch)
+		return lambda t: mu.judge(
+			m, run(t, h.overlay, [m], f'mutant {Path(m.name).stem}'))
+
+	def before_fix_job(names: List[str], globs: List[str]
+			   ) -> Callable[[trees.PreparedTree], object]:
 		label = 'before-fix without ' + ' '.join(n.split('-')[0] for n in names)
-		jobs.append(lambda t, names=names, globs=globs, label=label:
-			    mu.judge_before_fix(names, globs, run(
-				    t, h.overlay.without(names), [], label)))
+		return lambda t: mu.judge_before_fix(names, globs, run(
+			t, h.overlay.without(names), [], label))
+
+	jobs += [mutant_job(m) for m in chosen]
+	jobs += [before_fix_job(names, globs) for names, globs in
+		 (before_fix_trees(h.overlay) if full else [])]
 	workers = [tree] + [tree.worker(n) for n in
 			    range(2, min(a.workers, len(jobs)) + 1)]
 	with contextlib.ExitStack() as stack:
@@ -847,11 +852,19 @@ def cmd_selftest(h: Harness) -> int:
 		deps.SELFTEST_PYPI,
 		h.cache / f'python{sys.version_info[0]}.{sys.version_info[1]}',
 		allow_install=not h.args.no_install)
-	cmd = [sys.executable, '-m', 'pytest', '-q', str(REPO / 'harness' / 'tests')]
 	path = os.pathsep.join(filter(None, [str(pypi),
 					     os.environ.get('PYTHONPATH')]))
-	return subprocess.run(cmd + list(h.args.pytest_args), cwd=REPO,
-			      env=dict(os.environ, PYTHONPATH=path)).returncode
+	env = dict(os.environ, PYTHONPATH=path)
+	# The harness's type hints, checked strictly.
+	mypy = subprocess.run([sys.executable, '-m', 'mypy', '--strict',
+			       '--cache-dir', str(h.cache / 'mypy-cache'),
+			       str(REPO / 'harness' / 'mmkunit'),
+			       str(REPO / 'harness' / 'benchmark.py')],
+			      cwd=REPO, env=env).returncode
+	cmd = [sys.executable, '-m', 'pytest', '-q', str(REPO / 'harness' / 'tests')]
+	tests = subprocess.run(cmd + list(h.args.pytest_args), cwd=REPO,
+			       env=env).returncode
+	return tests or mypy
 
 
 def _step_args(check: argparse.Namespace, command: str, arch: str,

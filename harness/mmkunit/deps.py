@@ -76,7 +76,7 @@ SELFTEST = (Requirement('python3-pytest', module='pytest'),
 	    Requirement('python3-pip', module='pip'))
 # What the harness's own tests need from PyPI (not in Debian): the KCIDB
 # schema the KCIDB reports are validated against.
-SELFTEST_PYPI = ('kcidb-io==141',)
+SELFTEST_PYPI = ('kcidb-io==141', 'mypy==2.4.1')
 
 
 class MissingDependencies(Exception):

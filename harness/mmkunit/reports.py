@@ -123,13 +123,14 @@ def junit_xml(result: RunResult, ctx: Context) -> str:
 				      message=_xml_text(case.skip_reason or 'skipped'))
 		if log:
 			ET.SubElement(tc, 'system-out').text = log
-	total = dict(tests=0, failures=0, errors=0, skipped=0, time=0.0)
+	total: Dict[str, float] = dict(tests=0, failures=0, errors=0, skipped=0,
+				       time=0.0)
 	for suite, el in suites.items():
-		for key, value in counts[suite].items():
-			el.set(key, _seconds(value) if key == 'time' else str(int(value)))
-			total[key] += value
-	for key, value in total.items():
-		root.set(key, _seconds(value) if key == 'time' else str(int(value)))
+		for key, amount in counts[suite].items():
+			el.set(key, _seconds(amount) if key == 'time' else str(int(amount)))
+			total[key] += amount
+	for key, amount in total.items():
+		root.set(key, _seconds(amount) if key == 'time' else str(int(amount)))
 	ET.indent(root)
 	return ET.tostring(root, encoding='unicode', xml_declaration=True) + '\n'
 

@@ -25,7 +25,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set
 
 from mmkunit import overlay as ov
 from mmkunit.progress import progress, step
@@ -134,13 +134,14 @@ class PreparedTree:
 				fcntl.flock(f, fcntl.LOCK_EX)
 			yield
 
-	def _load_state(self) -> Dict[str, object]:
+	def _load_state(self) -> Dict[str, Any]:
 		try:
-			return json.loads(self._state_file.read_text())
+			state = json.loads(self._state_file.read_text())
 		except (OSError, ValueError):
 			return {}
+		return state if isinstance(state, dict) else {}
 
-	def _save_state(self, state: Dict[str, object]) -> None:
+	def _save_state(self, state: Dict[str, Any]) -> None:
 		tmp = self._state_file.with_suffix('.tmp')
 		tmp.write_text(json.dumps(state, indent=1, sort_keys=True))
 		os.replace(tmp, self._state_file)
@@ -221,7 +222,7 @@ class PreparedTree:
 			_rsync(origin, tmp, exclude=())
 		os.replace(tmp, self.src)
 
-	def _refresh_source(self, overlay_files: set) -> None:
+	def _refresh_source(self, overlay_files: Set[str]) -> None:
 		"""Brings src/ up to date with a user's tree that may have changed."""
 		_rsync(self.source, self.src, exclude=sorted(overlay_files))
 
