@@ -36,6 +36,7 @@ from mmkunit import trees
 REPO = Path(__file__).resolve().parents[2]
 KERNEL_DIR = REPO / 'kernel'
 KUNIT_CONFIGS = REPO / 'kunit-configs'
+WORKFLOW = REPO / '.github' / 'workflows' / 'mm-kunit.yml'
 
 EXIT_OK = 0
 EXIT_TESTS_FAILED = 1
@@ -649,9 +650,22 @@ def cmd_lint(h: Harness) -> int:
 			      report.maintainers[name])
 	print('git am onto ' + str(tree) + ': ' +
 	      ('ok' if not report.am_error else 'FAIL\n  ' + report.am_error))
-	print(f'lint: {len(names) - len(report.checkpatch) + (not report.am_error)} '
-	      f'passed, {len(report.checkpatch) + bool(report.am_error)} failed')
-	return EXIT_OK if report.ok else EXIT_TESTS_FAILED
+	workflow_error = _zizmor(h)
+	print(f'zizmor --offline {WORKFLOW.relative_to(REPO)}: ' +
+	      ('ok' if not workflow_error else 'FAIL\n  ' + workflow_error))
+	failed = len(report.checkpatch) + bool(report.am_error) + bool(workflow_error)
+	print(f'lint: {len(names) + 2 - failed} passed, {failed} failed')
+	return EXIT_OK if not failed else EXIT_TESTS_FAILED
+
+
+def _zizmor(h: Harness) -> str:
+	"""zizmor's findings on the GitHub Actions example, or ''."""
+	target = deps.ensure_pypi(deps.LINT_PYPI, h.cache / 'zizmor',
+				  allow_install=not h.args.no_install)
+	proc = subprocess.run([str(target / 'bin' / 'zizmor'), '--offline',
+			       str(WORKFLOW)], capture_output=True, text=True)
+	return '' if proc.returncode == 0 else \
+		(proc.stdout + proc.stderr).strip().replace('\n', '\n  ')
 
 
 def cmd_mutants(h: Harness) -> int:

@@ -77,6 +77,8 @@ SELFTEST = (Requirement('python3-pytest', module='pytest'),
 # What the harness's own tests need from PyPI (not in Debian): the KCIDB
 # schema the KCIDB reports are validated against.
 SELFTEST_PYPI = ('kcidb-io==141', 'mypy==2.4.1')
+# `lint`: zizmor checks the GitHub Actions example (a binary wheel).
+LINT_PYPI = ('zizmor==1.32.0',)
 
 
 class MissingDependencies(Exception):
