@@ -37,6 +37,8 @@ REPO = Path(__file__).resolve().parents[2]
 KERNEL_DIR = REPO / 'kernel'
 KUNIT_CONFIGS = REPO / 'kunit-configs'
 WORKFLOW = REPO / '.github' / 'workflows' / 'mm-kunit.yml'
+# Who signs the series `lint` checks: the same on every machine.
+LINT_IDENTITY = ex.Identity('mm-kunit lint', 'lint@mm-kunit.example.org')
 
 EXIT_OK = 0
 EXIT_TESTS_FAILED = 1
@@ -169,6 +171,9 @@ def build_parser() -> argparse.ArgumentParser:
 	_common(p)
 	p.add_argument('-o', '--output', type=Path, default=Path('series-out'),
 		       help='output directory (default: %(default)s)')
+	p.add_argument('--from', dest='from_', metavar='"NAME <EMAIL>"',
+		       help='author and sign off the series as this (default: '
+		       'git config user.name and user.email)')
 
 	p = sub.add_parser('lint', help='checkpatch and git am check',
 			   description='Export the series, run scripts/checkpatch.pl '
@@ -626,11 +631,14 @@ def cmd_prepare(h: Harness) -> int:
 
 def cmd_export(h: Harness) -> int:
 	h.ensure_deps()
-	out = ex.export(h.overlay, h.source_tree(), h.args.output)
+	who = ex.user_identity(h.args.from_)
+	out = ex.export(h.overlay, h.source_tree(), h.args.output, who)
 	for p in out:
 		print(p)
-	print(f'mm-kunit: {len(out)} patches in {h.args.output}; apply with '
-	      '`git am`')
+	cover = [p for p in out if p.name.startswith('0000-')]
+	print(f'mm-kunit: {len(out) - len(cover)} patches'
+	      f'{" and a cover letter" if cover else ""} in {h.args.output}, '
+	      f'from {who}; apply with `git am`')
 	return EXIT_OK
 
 
@@ -638,7 +646,7 @@ def cmd_lint(h: Harness) -> int:
 	h.ensure_deps()
 	tree = h.source_tree()
 	with tempfile.TemporaryDirectory(prefix='mm-kunit-lint-') as tmp:
-		report = ex.lint(h.overlay, tree, Path(tmp))
+		report = ex.lint(h.overlay, tree, Path(tmp), LINT_IDENTITY)
 		names = sorted(p.name for p in Path(tmp).glob('*.patch'))
 	for name in names:
 		status = 'FAIL' if name in report.checkpatch else 'ok'

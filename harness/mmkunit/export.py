@@ -15,13 +15,13 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from mmkunit import overlay as ov
 
-# The scratch repositories ignore the user's git configuration. Authors come
-# from the patches; this identity only signs the synthetic base commit and is
-# the committer, which format-patch does not write out.
+# The scratch repositories ignore the user's git configuration. This identity
+# only makes the synthetic base commit; the series is the exporter's (see
+# Identity), who authors, signs off and commits it.
 _GIT_ENV = {
 	'GIT_AUTHOR_NAME': 'mm-kunit export',
 	'GIT_AUTHOR_EMAIL': 'mm-kunit@localhost',
@@ -36,9 +36,43 @@ class ExportError(Exception):
 	"""The series cannot be exported or does not pass its checks."""
 
 
-def _git(repo: Path, *args: str, stdin: bytes = b'') -> str:
+@dataclasses.dataclass(frozen=True)
+class Identity:
+	"""Who exports the series: its author and the one who signs it off."""
+	name: str
+	email: str
+
+	def __str__(self) -> str:
+		return f'{self.name} <{self.email}>'
+
+
+def user_identity(given: Optional[str] = None) -> Identity:
+	"""--from "Name <email>" if given, else git config user.name and
+	user.email (the user's own configuration, not the scratch repos')."""
+	if given:
+		m = re.fullmatch(r'\s*([^<>]+?)\s*<([^<>\s]+@[^<>\s]+)>\s*', given)
+		if not m:
+			raise ExportError(f'--from wants "Name <email>", not {given!r}')
+		return Identity(m.group(1), m.group(2))
+
+	def config(key: str) -> str:
+		return subprocess.run(['git', 'config', '--get', key],
+				      capture_output=True, text=True).stdout.strip()
+
+	name, email = config('user.name'), config('user.email')
+	if not name or not email:
+		raise ExportError('no identity to author the series: set git config '
+				  'user.name and user.email, or pass --from "Name <email>"')
+	return Identity(name, email)
+
+
+def _git(repo: Path, *args: str, stdin: bytes = b'',
+	 who: Optional[Identity] = None) -> str:
 	env = dict(os.environ, **_GIT_ENV,
 		   GIT_CEILING_DIRECTORIES=str(repo.parent))
+	if who:
+		env.update(GIT_AUTHOR_NAME=who.name, GIT_AUTHOR_EMAIL=who.email,
+			   GIT_COMMITTER_NAME=who.name, GIT_COMMITTER_EMAIL=who.email)
 	proc = subprocess.run(['git', '-c', 'commit.gpgsign=false', *args],
 			      cwd=repo, env=env, capture_output=True,
 			      input=stdin.decode(errors='surrogateescape'),
@@ -72,9 +106,27 @@ def _touched(patches: Sequence[ov.Patch]) -> List[str]:
 	return files
 
 
-def export(overlay: ov.Overlay, tree: Path, outdir: Path) -> List[Path]:
-	"""Writes the series as format-patch files into outdir."""
+# The cover letter's text, beside the series: its first paragraph is the
+# subject, the rest the body; format-patch adds the shortlog and diffstat.
+COVER_LETTER = 'cover-letter'
+
+
+def _signed_off(message: str, who: Identity) -> str:
+	"""The commit message with the exporter's sign-off in place of any."""
+	lines = [l for l in message.rstrip('\n').splitlines()
+		 if not l.startswith('Signed-off-by:')]
+	while lines and not lines[-1].strip():
+		lines.pop()
+	return '\n'.join(lines) + f'\n\nSigned-off-by: {who}\n'
+
+
+def export(overlay: ov.Overlay, tree: Path, outdir: Path, who: Identity,
+	   cover_letter: bool = True) -> List[Path]:
+	"""Writes the series as format-patch files into outdir, authored,
+	signed off and dated (now) by who, with a 0000 cover letter first if
+	the overlay has one and cover_letter is set. Returns the files."""
 	ov.stage(overlay, tree)  # names the patch and file that do not apply
+	cover = overlay.root / 'patches' / COVER_LETTER
 	with tempfile.TemporaryDirectory(prefix='mm-kunit-export-') as tmp:
 		repo = Path(tmp) / 'repo'
 		base_repo(tree, _touched(overlay.patches), repo)
@@ -83,12 +135,21 @@ def export(overlay: ov.Overlay, tree: Path, outdir: Path) -> List[Path]:
 			if patch.new_files:
 				ov.write_files(overlay, repo, patch.new_files)
 				_git(repo, 'add', '--', *patch.new_files)
-				_git(repo, 'commit', '-q', '--amend', '--no-edit')
+			message = _git(repo, 'log', '-1', '--format=%B')
+			_git(repo, 'commit', '-q', '--amend', '--reset-author',
+			     '--date=now', '-F', '-',
+			     stdin=_signed_off(message, who).encode(), who=who)
 		outdir.mkdir(parents=True, exist_ok=True)
 		for old in outdir.glob('*.patch'):
 			old.unlink()
-		out = _git(repo, 'format-patch', '--no-signature', '--zero-commit',
-			   '-o', str(outdir.resolve()), 'base..HEAD')
+		args = ['format-patch', '--no-signature', '--zero-commit',
+			'-o', str(outdir.resolve())]
+		if cover_letter and cover.is_file():
+			branch = _git(repo, 'symbolic-ref', '--short', 'HEAD').strip()
+			_git(repo, 'config', f'branch.{branch}.description',
+			     cover.read_text())
+			args += ['--cover-letter', '--cover-from-description=subject']
+		out = _git(repo, *args, 'base..HEAD', who=who)
 	return [Path(line) for line in out.splitlines() if line]
 
 
@@ -166,7 +227,8 @@ def _new_files(patch: Path) -> List[str]:
 			  patch.read_text(errors='replace'), re.M)
 
 
-def lint(overlay: ov.Overlay, tree: Path, outdir: Path) -> LintReport:
+def lint(overlay: ov.Overlay, tree: Path, outdir: Path,
+	 who: Identity) -> LintReport:
 	"""checkpatch --strict on each exported patch, and a git am check.
 
 	checkpatch asks, for every new file, whether MAINTAINERS needs an
@@ -174,7 +236,7 @@ def lint(overlay: ov.Overlay, tree: Path, outdir: Path) -> LintReport:
 	settled if get_maintainer.pl finds a section other than THE REST for
 	each new file; otherwise it stays a finding.
 	"""
-	patches = export(overlay, tree, outdir)
+	patches = export(overlay, tree, outdir, who, cover_letter=False)
 	report = LintReport({})
 	for patch in patches:
 		findings = checkpatch(tree, patch)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 from typing import List, Optional
 
@@ -14,6 +15,8 @@ from conftest import snapshot
 from mmkunit import deps
 from mmkunit import export as ex
 from mmkunit import overlay as ov
+
+WHO = ex.Identity('A U Thor', 'author@example.org')
 
 
 def which_none_of(*missing: str):
@@ -94,12 +97,16 @@ def test_export_gives_git_am_series_with_new_files(
 		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
 	o = ov.Overlay.load(overlay_dir)
 	before = snapshot(kernel_tree)
-	out = ex.export(o, kernel_tree, tmp_path / 'out')
+	out = ex.export(o, kernel_tree, tmp_path / 'out', WHO)
 	assert snapshot(kernel_tree) == before
 	assert [p.name for p in out] == ['0001-mm-foo-add-tests.patch']
 	text = out[0].read_text()
 	assert 'Subject: [PATCH] mm/foo: add tests' in text
-	assert 'From: Test Author <test@example.org>' in text
+	# The exporter's series: authored, signed off and dated now.
+	assert 'From: A U Thor <author@example.org>' in text
+	assert 'Signed-off-by: A U Thor <author@example.org>\n---' in text
+	assert 'Test Author' not in text
+	assert time.strftime('%d %b %Y', time.gmtime()) in text
 	assert 'create mode 100644 mm/tests/foo_kunit.h' in text
 	assert 'create mode 100644 mm/tests/.kunitconfig' in text
 
@@ -115,18 +122,47 @@ def test_export_gives_git_am_series_with_new_files(
 		assert (repo / name).read_bytes() == data, name
 
 
+def test_export_writes_the_cover_letter(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	(overlay_dir / 'patches' / ex.COVER_LETTER).write_text(
+		'mm/foo: tests\n\nWhat the series pins, and how to run it.\n')
+	o = ov.Overlay.load(overlay_dir)
+	out = ex.export(o, kernel_tree, tmp_path / 'out', WHO)
+	assert [p.name for p in out] == ['0000-cover-letter.patch',
+					 '0001-mm-foo-add-tests.patch']
+	cover = out[0].read_text()
+	assert 'Subject: [PATCH 0/1] mm/foo: tests' in cover
+	assert 'From: A U Thor <author@example.org>' in cover
+	assert 'What the series pins, and how to run it.' in cover
+	assert 'mm/foo: add tests' in cover  # the shortlog
+	assert ex.export(o, kernel_tree, tmp_path / 'lint', WHO,
+			 cover_letter=False)[0].name == '0001-mm-foo-add-tests.patch'
+
+
+def test_user_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+	assert ex.user_identity('A U Thor <author@example.org>') == WHO
+	with pytest.raises(ex.ExportError, match='Name <email>'):
+		ex.user_identity('author@example.org')
+	monkeypatch.setenv('GIT_CONFIG_GLOBAL', os.devnull)
+	monkeypatch.setenv('GIT_CONFIG_NOSYSTEM', '1')
+	monkeypatch.chdir('/')
+	with pytest.raises(ex.ExportError, match='git config user.name'):
+		ex.user_identity()
+
+
 def test_export_names_patch_that_does_not_apply(
 		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
 	(kernel_tree / 'mm/foo.c').write_text('rewritten\n')
 	with pytest.raises(ov.PatchFailed, match='0001-mm-foo-add-tests.patch does '
 			   'not apply to mm/foo.c'):
-		ex.export(ov.Overlay.load(overlay_dir), kernel_tree, tmp_path / 'out')
+		ex.export(ov.Overlay.load(overlay_dir), kernel_tree, tmp_path / 'out',
+			  WHO)
 
 
 def test_check_am_detects_difference(overlay_dir: Path, kernel_tree: Path,
 				     tmp_path: Path) -> None:
 	o = ov.Overlay.load(overlay_dir)
-	out = ex.export(o, kernel_tree, tmp_path / 'out')
+	out = ex.export(o, kernel_tree, tmp_path / 'out', WHO)
 	expected = ov.stage(o, kernel_tree)
 	assert ex.check_am(kernel_tree, out, expected) == ''
 	expected['mm/foo.c'] += b'/* more */\n'
