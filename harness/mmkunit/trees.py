@@ -154,7 +154,7 @@ class PreparedTree:
 		not apply, OverlayError is raised and nothing is changed. Returns
 		the files written.
 		"""
-		desired = ov.stage(overlay, self.source, extra)
+		desired = _stage(overlay, self.source, extra)
 		state = self._load_state()
 		if not (self.src / 'Makefile').is_file() or \
 		   state.get('source') != str(self.source):
@@ -287,8 +287,19 @@ def apply_in_place(overlay: ov.Overlay, kernel: Path) -> List[str]:
 	which case the files are brought up to date); changes nothing if not.
 	"""
 	kernel = kernel.resolve()
-	desired, _ = ov.stage_detecting_applied(overlay, kernel)
-	return ov.sync_files(kernel, dict(desired))
+	return ov.sync_files(kernel, dict(_stage(overlay, kernel)))
+
+
+def _stage(overlay: ov.Overlay, source: Path,
+	   extra: Sequence[ov.Patch] = ()) -> Dict[str, bytes]:
+	"""ov.stage() of a user's tree with or without the series: a tree the
+	series was applied into (--in-place) is taken as it is, in copy mode
+	and in place alike, and the user is told so."""
+	desired, applied = ov.stage_detecting_applied(overlay, source, extra)
+	if applied:
+		progress(f'{source} already holds the series (applied in place); '
+			 'taking it as it is')
+	return desired
 
 
 @dataclasses.dataclass(frozen=True)

@@ -210,6 +210,13 @@ def test_in_place_applies_then_leaves_tree_alone_on_failure(
 		    '--cache', str(tmp_path / 'c'), '--no-install',
 		    env=env_for(overlay_dir, PASS_RUN))
 	assert p.returncode == 0 and '(0 files written)' in p.stdout
+	# Copy mode on the same tree takes the applied series as it is.
+	applied = snapshot(kernel_tree)
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c'),
+		    '--no-install', env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 0, p.stdout + p.stderr
+	assert 'already holds the series (applied in place)' in p.stderr
+	assert snapshot(kernel_tree) == applied
 	# A series that does not apply: named, and the tree is not touched.
 	(kernel_tree / 'mm/Kconfig').write_text('menu "x"\nendmenu\n')
 	before = snapshot(kernel_tree)
