@@ -951,12 +951,12 @@ static void ft_faulting_pte_fault_around(struct kunit *test, bool large)
 			    pte_present(pte), "the faulting page is mapped");
 }
 
-static void fault_around_p1_faulting_pte_test(struct kunit *test)
+static void fault_around_credit_needs_faulting_pte_none_test(struct kunit *test)
 {
 	ft_faulting_pte_fault_around(test, false);
 }
 
-static void fault_around_p1_large_folio_faulting_pte_test(struct kunit *test)
+static void fault_around_credit_large_folio_needs_pte_none_test(struct kunit *test)
 {
 #ifdef CONFIG_TRANSPARENT_HUGEPAGE
 	ft_faulting_pte_fault_around(test, true);
@@ -966,7 +966,7 @@ static void fault_around_p1_large_folio_faulting_pte_test(struct kunit *test)
 }
 
 /* P1: the neighbours are mapped, but only the faulting page is a hit. */
-static void fault_around_p1_credits_faulting_page_test(struct kunit *test)
+static void fault_around_credit_faulting_page_only_test(struct kunit *test)
 {
 	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
 	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
@@ -984,7 +984,7 @@ static void fault_around_p1_credits_faulting_page_test(struct kunit *test)
 }
 
 /* P1: cached neighbours of a faulting page that is not cached: no hit. */
-static void fault_around_p1_neighbours_only_test(struct kunit *test)
+static void fault_around_credit_none_for_neighbours_test(struct kunit *test)
 {
 	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
 	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
@@ -999,7 +999,7 @@ static void fault_around_p1_neighbours_only_test(struct kunit *test)
 }
 
 /* P1 keeps the PG_workingset exclusion for the faulting page. */
-static void fault_around_p1_workingset_test(struct kunit *test)
+static void fault_around_credit_none_for_workingset_test(struct kunit *test)
 {
 	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
 	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
@@ -1014,7 +1014,7 @@ static void fault_around_p1_workingset_test(struct kunit *test)
 }
 
 /* P2: a retry maps what is cached but credits nothing. */
-static void fault_around_p2_retry_credits_nothing_test(struct kunit *test)
+static void fault_around_retry_credits_nothing_test(struct kunit *test)
 {
 	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
 	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
@@ -1067,7 +1067,7 @@ static void ft_expect_retry_keeps_miss(struct kunit *test, struct ft_map *map,
  * VM_FAULT_RETRY; the retry, with FAULT_FLAG_TRIED, maps the faulting page
  * through fault-around. The retry must keep the miss.
  */
-static void fault_around_p2_miss_then_retry_test(struct kunit *test)
+static void fault_around_retry_keeps_the_miss_test(struct kunit *test)
 {
 	unsigned int flags = FAULT_FLAG_ALLOW_RETRY | FAULT_FLAG_KILLABLE;
 	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
@@ -1106,12 +1106,12 @@ static void ft_large_folio_fault_around(struct kunit *test, unsigned int flags,
 #endif
 }
 
-static void fault_around_p1_large_folio_test(struct kunit *test)
+static void fault_around_credit_large_folio_faulting_page_only_test(struct kunit *test)
 {
 	ft_large_folio_fault_around(test, 0, 19);
 }
 
-static void fault_around_p2_large_folio_test(struct kunit *test)
+static void fault_around_retry_large_folio_credits_nothing_test(struct kunit *test)
 {
 	ft_large_folio_fault_around(test, FAULT_FLAG_TRIED, 20);
 }
@@ -1122,7 +1122,7 @@ static void fault_around_p2_large_folio_test(struct kunit *test)
  * VM_FAULT_RETRY; the arch handler retries under the mmap lock with
  * FAULT_FLAG_TRIED, and that retry must keep the miss.
  */
-static void fault_around_p2_vma_lock_test(struct kunit *test)
+static void fault_around_retry_after_vma_lock_keeps_the_miss_test(struct kunit *test)
 {
 #ifdef CONFIG_PER_VMA_LOCK
 	unsigned int flags = FAULT_FLAG_ALLOW_RETRY | FAULT_FLAG_KILLABLE;
@@ -1147,18 +1147,18 @@ static void fault_around_p2_vma_lock_test(struct kunit *test)
 }
 
 static struct kunit_case ft_fault_around_cases[] = {
-	KUNIT_CASE(fault_around_p1_credits_faulting_page_test),
-	KUNIT_CASE(fault_around_p1_neighbours_only_test),
-	KUNIT_CASE_PARAM(fault_around_p1_faulting_pte_test,
+	KUNIT_CASE(fault_around_credit_faulting_page_only_test),
+	KUNIT_CASE(fault_around_credit_none_for_neighbours_test),
+	KUNIT_CASE_PARAM(fault_around_credit_needs_faulting_pte_none_test,
 			 ft_faulting_pte_gen_params),
-	KUNIT_CASE_PARAM(fault_around_p1_large_folio_faulting_pte_test,
+	KUNIT_CASE_PARAM(fault_around_credit_large_folio_needs_pte_none_test,
 			 ft_faulting_pte_gen_params),
-	KUNIT_CASE(fault_around_p1_large_folio_test),
-	KUNIT_CASE(fault_around_p2_large_folio_test),
-	KUNIT_CASE(fault_around_p2_vma_lock_test),
-	KUNIT_CASE(fault_around_p1_workingset_test),
-	KUNIT_CASE(fault_around_p2_retry_credits_nothing_test),
-	KUNIT_CASE(fault_around_p2_miss_then_retry_test),
+	KUNIT_CASE(fault_around_credit_large_folio_faulting_page_only_test),
+	KUNIT_CASE(fault_around_retry_large_folio_credits_nothing_test),
+	KUNIT_CASE(fault_around_retry_after_vma_lock_keeps_the_miss_test),
+	KUNIT_CASE(fault_around_credit_none_for_workingset_test),
+	KUNIT_CASE(fault_around_retry_credits_nothing_test),
+	KUNIT_CASE(fault_around_retry_keeps_the_miss_test),
 	{}
 };
 
