@@ -214,7 +214,7 @@ static void rp_touch(struct kunit *test, struct rp_state *rp,
 	vm_fault_t ret;
 
 	rp->clock++;
-	if (!ft_pte_present(test, map, addr)) {
+	if (!ft_pte_present(map, addr)) {
 		ret = ft_handle_fault(map, index, flags);
 		if (ret & VM_FAULT_RETRY)
 			ret = ft_handle_fault(map, index,
@@ -222,7 +222,7 @@ static void rp_touch(struct kunit *test, struct rp_state *rp,
 		KUNIT_ASSERT_FALSE_MSG(test, ret & (VM_FAULT_ERROR | VM_FAULT_RETRY),
 				       "%s: touch %lu of page %lu: fault returned %#x",
 				       rp->sc->desc, c->touches, index, ret);
-		KUNIT_ASSERT_TRUE_MSG(test, ft_pte_present(test, map, addr),
+		KUNIT_ASSERT_TRUE_MSG(test, ft_pte_present(map, addr),
 				      "%s: touch %lu: page %lu not mapped after its fault",
 				      rp->sc->desc, c->touches, index);
 		if (rp->pages_read - read_before > 1)
