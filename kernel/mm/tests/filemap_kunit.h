@@ -28,6 +28,7 @@
 #include <linux/kthread.h>
 #include <linux/mman.h>
 #include <linux/pgtable.h>
+#include <linux/sched/mm.h>
 #include <linux/swapops.h>
 
 /* The test file: 4096 pages (16 MiB with 4 KiB pages). */
@@ -199,17 +200,55 @@ struct ft_map {
 	struct mm_struct *mm;
 };
 
+struct ft_unmap {
+	struct mm_struct *mm;
+	unsigned long addr, len;
+};
+
+/*
+ * Unmap the test's mapping before its file goes, as a process unmaps (or
+ * exits) before the last reference to a file it mapped is dropped. KUnit
+ * runs the cleanup in another thread than the test, while the test's mm
+ * may still be exiting: truncating the file would then zap PTEs of that
+ * dying mm from here, racing with its exit_mmap() (UML's flush_tlb_mm()
+ * walks its VMA tree without the mmap lock). The reference taken at map
+ * time keeps the mm until the mapping is gone.
+ */
+static void ft_unmap(void *data)
+{
+	struct ft_unmap *u = data;
+	/* The cleanup thread has no mm of its own: it borrows the test's. */
+	bool borrow = !current->mm;
+
+	if (borrow)
+		kthread_use_mm(u->mm);
+	if (current->mm == u->mm)
+		vm_munmap(u->addr, u->len);
+	if (borrow)
+		kthread_unuse_mm(u->mm);
+	mmput(u->mm);
+}
+
 /* Map @nr_pages of @file with @prot, MAP_PRIVATE, into the test's own mm. */
 static struct ft_map ft_mmap_pages(struct kunit *test, struct file *file,
 				   unsigned long nr_pages, unsigned long prot)
 {
 	struct ft_map map = { };
+	struct ft_unmap *unmap;
 	unsigned long addr;
 
+	unmap = kunit_kzalloc(test, sizeof(*unmap), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, unmap);
 	addr = kunit_vm_mmap(test, file, 0, nr_pages << PAGE_SHIFT, prot,
 			     MAP_PRIVATE, 0);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(addr) || !addr,
 			       "kunit_vm_mmap: %ld", (long)addr);
+	unmap->mm = current->mm;
+	unmap->addr = addr;
+	unmap->len = nr_pages << PAGE_SHIFT;
+	mmget(unmap->mm);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, ft_unmap, unmap));
 	map.mm = current->mm;
 	mmap_read_lock(map.mm);
 	map.vma = find_vma(map.mm, addr);
