@@ -356,9 +356,8 @@ def list_tests(tree: Path, build_dir: Path, opts: RunOptions,
 	       log: Path) -> List[str]:
 	"""The tests (suite.test) the built kernel runs, in the order it runs
 	them, as kunit.py exec --list_tests gives them (one boot)."""
-	quiet = dataclasses.replace(opts, quiet=True)
 	with open(log, 'w') as out:
-		_stream(kunit_command(tree, build_dir, quiet, Path(), 'exec',
+		_stream(kunit_command(tree, build_dir, opts, Path(), 'exec',
 				      list_tests=True), tree, out, True, opts.env)
 	return [line.strip() for line in log.read_text(errors='replace').splitlines()
 		if re.fullmatch(r'[^\s.$]+\.[^\s.]+', line.strip())]

@@ -103,6 +103,23 @@ struct wt_moved {
 	long refaulted[MAX_NR_TIERS];
 };
 
+/*
+ * Add @sign times the counters lru_gen_refault() may move: -1 before the
+ * call and +1 after it leave what it moved. Preemption is off.
+ */
+static void wt_count(struct wt_moved *m, struct pglist_data *pgdat, int sign)
+{
+	struct lru_gen_folio *lrugen = &m->lruvec->lrugen;
+	int tier;
+
+	m->restore += sign * wt_node_stat(pgdat, WORKINGSET_RESTORE_BASE + m->type);
+	m->refault += sign * wt_node_stat(pgdat, WORKINGSET_REFAULT_BASE + m->type);
+	m->activate += sign * wt_node_stat(pgdat, WORKINGSET_ACTIVATE_BASE + m->type);
+	for (tier = 0; tier < MAX_NR_TIERS; tier++)
+		m->refaulted[tier] += sign *
+			atomic_long_read(&lrugen->refaulted[m->hist][m->type][tier]);
+}
+
 static void wt_undo(void *data)
 {
 	struct wt_moved *m = data;
@@ -158,21 +175,11 @@ static void lru_gen_refault_test(struct kunit *test)
 	/* As workingset_refault(): the new folio is locked. */
 	folio_lock(folio);
 	preempt_disable();
-	moved->restore = -wt_node_stat(pgdat, WORKINGSET_RESTORE_BASE + moved->type);
-	moved->refault = -wt_node_stat(pgdat, WORKINGSET_REFAULT_BASE + moved->type);
-	moved->activate = -wt_node_stat(pgdat, WORKINGSET_ACTIVATE_BASE + moved->type);
-	for (tier = 0; tier < MAX_NR_TIERS; tier++)
-		moved->refaulted[tier] =
-			-atomic_long_read(&lrugen->refaulted[moved->hist][moved->type][tier]);
+	wt_count(moved, pgdat, -1);
 	current->in_lru_fault = c->in_fault;
 	lru_gen_refault(folio, shadow);
 	current->in_lru_fault = false;
-	moved->restore += wt_node_stat(pgdat, WORKINGSET_RESTORE_BASE + moved->type);
-	moved->refault += wt_node_stat(pgdat, WORKINGSET_REFAULT_BASE + moved->type);
-	moved->activate += wt_node_stat(pgdat, WORKINGSET_ACTIVATE_BASE + moved->type);
-	for (tier = 0; tier < MAX_NR_TIERS; tier++)
-		moved->refaulted[tier] +=
-			atomic_long_read(&lrugen->refaulted[moved->hist][moved->type][tier]);
+	wt_count(moved, pgdat, 1);
 	preempt_enable();
 	folio_unlock(folio);
 
