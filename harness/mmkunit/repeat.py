@@ -10,8 +10,10 @@ reported too.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Dict, List, Sequence
 
+from mmkunit import progress
 from mmkunit import runner
 
 # The name a run's own outcome is reported under.
@@ -69,3 +71,22 @@ def flakes(results: Sequence[runner.RunResult]) -> List[Flake]:
 		if len(runs) > 1:
 			found.append(Flake(name, runs))
 	return found
+
+
+def run_again(first: runner.RunResult, src: Path, build: Path,
+	      opts: runner.RunOptions, times: int) -> List[runner.RunResult]:
+	"""Runs the kernel the first run built times - 1 more times.
+
+	Returns all the runs, the first included; none if times is 1 or the
+	first run built nothing to run again.
+	"""
+	if times <= 1 or not first.booted:
+		return []
+	runs = [first]
+	again = dataclasses.replace(opts, quiet=True)
+	with progress.step(f'running the built kernel {times - 1} more times'):
+		for n in range(2, times + 1):
+			runs.append(runner.run_kunit(
+				src, build, again, first.results_dir / f'repeat-{n}',
+				exec_only=True))
+	return runs

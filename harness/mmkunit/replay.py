@@ -18,8 +18,16 @@ import io
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
+
+from mmkunit import deps
+from mmkunit import overlay as ov
+from mmkunit import progress
+from mmkunit import runner
+from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED, ReplayRequest
+from mmkunit.session import Session
 
 SUITE = 'mm_filemap_replay'
 KCONFIG = 'CONFIG_MM_FILEMAP_REPLAY_KUNIT_TEST=y'
@@ -137,3 +145,63 @@ def plot(rows: Sequence[Row], png: Path,
 			      capture_output=True, check=False)
 	if proc.returncode != 0 or not png.is_file():
 		raise ReplayError(f'gnuplot failed: {proc.stderr.strip()}')
+
+
+def builds(overlay: ov.Overlay) -> List[Tuple[str, List[str]]]:
+	"""(label, patches left out): stock, each fix alone, all fixes.
+
+	The fixes are P1, P2, ... in the order of kernel/patches/fixes."""
+	fixes = list(overlay.fixes())
+	if not fixes:
+		return [('series', [])]
+	labels = {name: f'P{i}' for i, name in enumerate(fixes, 1)}
+	out = [('stock', list(fixes))]
+	if len(fixes) > 1:
+		out += [(f'{labels[f]} only', [g for g in fixes if g != f])
+			for f in fixes]
+	out.append(('+'.join(labels[f] for f in fixes), []))
+	return out
+
+
+def run_replay(s: Session, req: ReplayRequest) -> int:
+	"""The suite on each build; the table, the CSV and the plot."""
+	s.ensure_deps(deps.REPLAY)
+	opts = s.run_options(filter_glob=SUITE)
+	opts.kunit_args = [f'--kconfig_add={KCONFIG}', *opts.kunit_args]
+	base = s.results_dir(f'{s.build.arch}-replay')
+	tree = s.prepared_tree()
+	rows: List[Row] = []
+	failed: List[str] = []
+	started = time.monotonic()
+	with tree.locked():
+		try:
+			for label, without in builds(s.overlay):
+				tree.prepare(s.overlay.without(without),
+					     refresh_source=s.refresh_source)
+				progress.progress(f'replay on {label}')
+				result = runner.run_kunit(
+					tree.src, tree.build_dir(s.build_key), opts,
+					base / re.sub(r'[^A-Za-z0-9]+', '-', label))
+				ktap = result.results_dir / 'ktap.log'
+				found = parse(label, ktap.read_text()
+					      if ktap.is_file() else '')
+				if not result.ok or not found:
+					failed.append(label)
+					print(f'mm-kunit: replay on {label}: '
+					      f'{result.error or result.summary()}')
+					for case in result.failed:
+						print(f'mm-kunit: {case.status.value}: {case.name}')
+				rows += found
+		finally:
+			tree.prepare(s.overlay, refresh_source=s.refresh_source)
+	(base / 'replay.csv').write_text(to_csv(rows))
+	for metric in METRICS[1:]:
+		print(table(rows, metric) + '\n')
+	if rows:
+		plot(rows, base / 'replay.png',
+		     title=f'mm_filemap_replay ({s.build.arch}): stock vs the '
+		     'mmap_miss proposal')
+	print(f'mm-kunit: replay table in {base / "replay.csv"}'
+	      + (f' and {base / "replay.png"}' if rows else ''))
+	print(f'mm-kunit: replay took {time.monotonic() - started:.0f} s')
+	return EXIT_OK if not failed else EXIT_TESTS_FAILED

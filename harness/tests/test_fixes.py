@@ -118,15 +118,15 @@ def test_overlay_patch_may_edit_a_file_an_earlier_line_adds(
 
 
 def test_overlay_dir_picks_the_port(monkeypatch: pytest.MonkeyPatch) -> None:
-	from mmkunit import cli
+	from mmkunit import session
 	monkeypatch.delenv('MM_KUNIT_OVERLAY', raising=False)
-	assert cli.overlay_dir('6.12.117') == REPO / 'kernel'
-	assert cli.overlay_dir('6.1.192') == REPO / 'kernel/compat/6.1'
-	assert cli.overlay_dir('6.1') == REPO / 'kernel/compat/6.1'
-	assert cli.overlay_dir('5.15.1') == REPO / 'kernel'
-	assert cli.overlay_dir('') == REPO / 'kernel'
+	assert session.overlay_dir('6.12.117') == REPO / 'kernel'
+	assert session.overlay_dir('6.1.192') == REPO / 'kernel/compat/6.1'
+	assert session.overlay_dir('6.1') == REPO / 'kernel/compat/6.1'
+	assert session.overlay_dir('5.15.1') == REPO / 'kernel'
+	assert session.overlay_dir('') == REPO / 'kernel'
 	monkeypatch.setenv('MM_KUNIT_OVERLAY', '/x')
-	assert cli.overlay_dir('6.1.192') == Path('/x')
+	assert session.overlay_dir('6.1.192') == Path('/x')
 
 
 def test_the_6_1_port_loads_and_lists_real_tests() -> None:

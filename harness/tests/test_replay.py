@@ -13,7 +13,7 @@ from typing import Dict, List
 import pytest
 
 from conftest import FIXTURES, run_cli
-from mmkunit import cli, ktap, replay
+from mmkunit import ktap, replay
 
 REPLAY_RUN = FIXTURES / 'kunit/replay-um'
 SCENARIOS = FIXTURES / 'replay/scenarios.h'
@@ -70,12 +70,12 @@ class FakeOverlay:
 
 
 def test_replay_builds_stock_each_fix_alone_and_all() -> None:
-	builds = cli.replay_builds(FakeOverlay({'0002-a.patch': (), '0003-b.patch': ()}))
+	builds = replay.builds(FakeOverlay({'0002-a.patch': (), '0003-b.patch': ()}))
 	assert builds == [('stock', ['0002-a.patch', '0003-b.patch']),
 			  ('P1 only', ['0003-b.patch']),
 			  ('P2 only', ['0002-a.patch']),
 			  ('P1+P2', [])]
-	assert cli.replay_builds(FakeOverlay({})) == [('series', [])]
+	assert replay.builds(FakeOverlay({})) == [('series', [])]
 
 
 needs_gnuplot = pytest.mark.skipif(

@@ -548,28 +548,26 @@ def test_run_reparses_without_interleaved_kernel_lines(
 def test_check_steps_run_the_real_commands(
 		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
 		monkeypatch: pytest.MonkeyPatch) -> None:
-	"""Each step of `check` runs its command with the arguments that
-	command's own parser gives, plus the step's arch, config and filter,
-	and leaves check's arguments as they were."""
+	"""Each step of `check` is its command's own request, with the
+	step's arch, config and filter, and check's request is left as it
+	was."""
 	from conftest import FAKE_BIN
-	from mmkunit import cli, deps
+	from mmkunit import cli, deps, plan, request
 	for k, v in env_for(overlay_dir, PASS_RUN).items():
 		monkeypatch.setenv(k, v)
 	monkeypatch.setenv('MM_KUNIT_KVM', '0')
 	monkeypatch.setenv('PATH', f'{FAKE_BIN}{os.pathsep}{os.environ["PATH"]}')
 	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
-	a = cli.parse_args(['check', '--kernel', str(kernel_tree),
-			    '--cache', str(tmp_path / 'c'), '--no-install', '-q'])
-	before = dict(vars(a))
-	h = cli.Harness(a)
-	steps = cli.check_steps(h)
+	req = cli.parse_args(['check', '--kernel', str(kernel_tree),
+			      '--cache', str(tmp_path / 'c'), '--no-install', '-q'])
+	assert isinstance(req, request.CheckRequest)
+	steps = plan.check_steps(req)
 	assert list(steps)[:2] == ['selftest', 'lint']
 	for name in ('run um', 'run um debug', 'run x86_64', 'run x86_64 debug',
 		     'run x86_64 refs'):
-		assert steps[name](h) == 0, name
+		assert plan.execute(steps[name]) == 0, name
 	# The fake overlay's mutant survives the saved passing run.
-	assert steps['mutants um'](h) == cli.EXIT_TESTS_FAILED
-	assert vars(a) == before
+	assert plan.execute(steps['mutants um']) == request.EXIT_TESTS_FAILED
 	build = tmp_path / 'c/trees'
 	argv = {p.parent.name: p.read_text().splitlines()
 		for p in build.rglob('kunit-argv.txt')}
@@ -586,20 +584,29 @@ def test_check_steps_run_the_real_commands(
 	assert not any('mm_vmscan_mglru' in line for line in argv['build-um'])
 
 
-def test_check_step_keeps_the_commands_own_defaults() -> None:
+def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	"""A step gets what was given to check, and otherwise its command's
 	own defaults: fixes keeps its older kernel's tarball."""
-	from mmkunit import cli, trees
-	a = cli.parse_args(['check', '--no-install', '--cache', '/c', '--jobs', '1'])
-	fixes = cli._step_args(a, 'fixes', 'um', (), None, None)
-	assert fixes.tarball == trees.FIXES_TARBALL
-	assert (fixes.cache, fixes.no_install, fixes.jobs) == (Path('/c'), True, 1)
-	run = cli._step_args(a, 'run', 'x86_64', (), 'refs', 'mm_vmscan_mglru')
-	assert run.tarball == trees.DEFAULT_TARBALL
-	assert (run.arch, run.config, run.filter_glob, run.bisect) == \
+	from mmkunit import cli, plan, request, session, trees
+	req = cli.parse_args(['check', '--no-install', '--cache', '/c',
+			      '--jobs', '1'])
+	assert isinstance(req, request.CheckRequest)
+	steps = plan.check_steps(req)
+	fixes = steps['fixes 6.1 um']
+	assert isinstance(fixes, request.FixesRequest)
+	assert session.Session(fixes.source, tarball=trees.FIXES_TARBALL
+			       ).tarball == trees.FIXES_TARBALL
+	assert (fixes.source.cache, fixes.source.install, fixes.build.jobs) == \
+		(Path('/c'), False, 1)
+	run = steps['run x86_64 refs']
+	assert isinstance(run, request.RunRequest)
+	assert session.Session(run.source).tarball == trees.DEFAULT_TARBALL
+	assert (run.build.arch, run.build.config, run.filter_glob, run.bisect) == \
 		('x86_64', 'refs', 'mm_vmscan_mglru', False)
-	a = cli.parse_args(['check', '--tarball', '/t/linux-source-6.1.tar.xz'])
-	assert cli._step_args(a, 'run', 'um', (), None, None).tarball == \
+	req = cli.parse_args(['check', '--tarball', '/t/linux-source-6.1.tar.xz'])
+	assert isinstance(req, request.CheckRequest)
+	run = plan.check_steps(req)['run um']
+	assert session.Session(run.source).tarball == \
 		Path('/t/linux-source-6.1.tar.xz')
 
 

@@ -1,0 +1,270 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Runs a request: dependencies, tree, overlay, accelerator, kunit.py,
+reports, in that order. `check` is a list of requests run in turn."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Dict, Optional
+
+from mmkunit import commits
+from mmkunit import deps
+from mmkunit import export as ex
+from mmkunit import fixes as fx
+from mmkunit import mutants as mu
+from mmkunit import overlay as ov
+from mmkunit import progress
+from mmkunit import repeat
+from mmkunit import replay
+from mmkunit import runner
+from mmkunit import trees
+from mmkunit import workflow
+from mmkunit.request import (
+	EXIT_ERROR, EXIT_OK, EXIT_TESTS_FAILED, Build, CheckRequest,
+	ExportRequest, FixesRequest, LintRequest, MutantsRequest,
+	PrepareRequest, ReplayRequest, Request, RunRequest, SelftestRequest)
+from mmkunit.session import (KERNEL_DIR, REPO, HarnessError, Session,
+			     write_reports)
+
+# Who signs the series `lint` checks: the same on every machine.
+LINT_IDENTITY = ex.Identity('mm-kunit lint', 'lint@mm-kunit.example.org')
+
+# What stops a command before or beside its tests: the setup, not a test.
+SETUP_ERRORS = (HarnessError, ov.OverlayError, trees.TreeError,
+		ex.ExportError, runner.ConfigError, replay.ReplayError,
+		fx.ExpectedError)
+
+
+def run_suites(s: Session, in_place: bool = False,
+	       filter_glob: Optional[str] = None,
+	       times: int = 1) -> runner.RunResult:
+	"""Prepares the tree, builds, runs and reports: what `run` does."""
+	s.ensure_deps()
+	with s.prepared(in_place) as (tree, src):
+		build = tree.build_dir(s.build_key)
+		results = s.results_dir(s.build.arch)
+		progress.progress(f'running kunit.py in {src} (build: {build})')
+		opts = s.with_accel(s.run_options(filter_glob), tree)
+		ctx = s.report_context(s.kernel_source(tree), opts)
+		result = runner.run_kunit(src, build, opts, results)
+		write_reports(result, ctx)
+		repeats = repeat.run_again(result, src, build, opts, times)
+	if result.error:
+		print(f'mm-kunit: error: {result.error}', file=sys.stderr)
+	for line in ([] if result.booted else runner.build_errors(results)):
+		print(f'mm-kunit: build: {line}', file=sys.stderr)
+	for case in result.failed:
+		print(f'mm-kunit: {case.status.value}: {case.name}')
+	for complaint in result.complaints:
+		print(f'mm-kunit: kernel warning while the tests ran: {complaint}')
+	if result.boots > 1:
+		print(f'mm-kunit: the kernel died before the end; the tests after '
+		      f'each crash ran in further boots ({result.boots} in all)')
+	print(f'mm-kunit: results in {results}')
+	print(result.summary())
+	if repeats:
+		found = repeat.flakes(repeats)
+		for flake in found:
+			print(f'mm-kunit: flaky: {flake.describe()}')
+		print(f'mm-kunit: {len(repeats)} runs, {len(found)} flaky')
+		if found:
+			result.error = result.error or f'{len(found)} flaky'
+	return result
+
+
+def run(req: RunRequest) -> int:
+	s = Session(req.source, req.build, req.without)
+	if req.each_commit and req.source.kernel:
+		return commits.each_commit(s, req.source.kernel, req.each_commit)
+	result = run_suites(s, req.in_place, req.filter_glob, req.repeat)
+	if req.bisect and result.untestable:
+		return commits.BISECT_SKIP
+	return EXIT_OK if result.ok else EXIT_TESTS_FAILED
+
+
+def prepare(req: PrepareRequest) -> int:
+	s = Session(req.source, without=req.without)
+	s.ensure_deps()
+	with s.prepared(req.in_place) as (_, src):
+		if not req.in_place:
+			print(f'mm-kunit: prepared tree: {src}')
+	print('Run the suites there with:\n'
+	      f'  cd {src} && ./tools/testing/kunit/kunit.py run '
+	      f'--kunitconfig={runner.SUITES_KUNITCONFIG}')
+	return EXIT_OK
+
+
+def export(req: ExportRequest) -> int:
+	s = Session(req.source)
+	s.ensure_deps()
+	who = ex.user_identity(req.author)
+	out = ex.export(s.overlay, s.source_tree(), req.output, who)
+	for p in out:
+		print(p)
+	cover = [p for p in out if p.name.startswith('0000-')]
+	print(f'mm-kunit: {len(out) - len(cover)} patches'
+	      f'{" and a cover letter" if cover else ""} in {req.output}, '
+	      f'from {who}; apply with `git am`')
+	return EXIT_OK
+
+
+def lint(req: LintRequest) -> int:
+	s = Session(req.source)
+	s.ensure_deps()
+	tree = s.source_tree()
+	with tempfile.TemporaryDirectory(prefix='mm-kunit-lint-') as tmp:
+		report = ex.lint(s.overlay, tree, Path(tmp), LINT_IDENTITY)
+		names = sorted(p.name for p in Path(tmp).glob('*.patch'))
+	for name in names:
+		status = 'FAIL' if name in report.checkpatch else 'ok'
+		print(f'checkpatch --strict: {status}: {name}')
+		if name in report.checkpatch:
+			print('  ' + report.checkpatch[name].replace('\n', '\n  '))
+		if name in report.maintainers:
+			print('  new files already in MAINTAINERS: ' +
+			      report.maintainers[name])
+	print('git am onto ' + str(tree) + ': ' +
+	      ('ok' if not report.am_error else 'FAIL\n  ' + report.am_error))
+	found = workflow.zizmor_findings(s.cache, req.source.install)
+	print(f'zizmor --offline {workflow.WORKFLOW.relative_to(REPO)}: ' +
+	      ('ok' if not found else 'FAIL\n  ' + found))
+	failed = len(report.checkpatch) + bool(report.am_error) + bool(found)
+	print(f'lint: {len(names) + 2 - failed} passed, {failed} failed')
+	return EXIT_OK if not failed else EXIT_TESTS_FAILED
+
+
+def fixes(req: FixesRequest) -> int:
+	"""Runs the suites on an older kernel, through its port of the series,
+	and holds the results against the port's list of expected failures."""
+	s = Session(req.source, req.build, tarball=trees.FIXES_TARBALL)
+	# The list that goes with the port the run applies.
+	root = s.overlay.root
+	expected = root / 'expected'
+	if not expected.is_file():
+		ports = sorted(p.name for p in (KERNEL_DIR / 'compat').glob('*')
+			       if (p / 'expected').is_file())
+		raise HarnessError(
+			f'no port of the series to {s.version or "this kernel"} '
+			f'with a list of expected failures ({expected}); ports: '
+			f'{", ".join(ports) or "none"}')
+	if s.build.arch != 'um':
+		raise HarnessError('the lists of expected failures are worked out '
+				   'for UML; fixes runs --arch um only')
+	entries = fx.load_expected(expected)
+	# Relative to the repository, unless $MM_KUNIT_OVERLAY is elsewhere.
+	shown = root.relative_to(REPO) if root.is_relative_to(REPO) else root
+	print(f'mm-kunit: {s.version} through {shown}')
+	result = run_suites(s)
+	if result.untestable:
+		return EXIT_ERROR
+	report = fx.judge(result.cases, entries)
+	print(f'\nFixes {s.version} lacks, by the tests that stand for them '
+	      f'({shown / "expected"}):')
+	for line in report.lines():
+		print(line)
+	print(f'fixes: {"as expected" if report.ok else "NOT as expected"}')
+	return EXIT_OK if report.ok else EXIT_TESTS_FAILED
+
+
+def selftest(req: SelftestRequest) -> int:
+	s = Session(req.source)
+	install = req.source.install
+	deps.ensure(deps.SELFTEST + deps.BUILD, allow_install=install)
+	pypi = deps.ensure_pypi(
+		deps.SELFTEST_PYPI,
+		s.cache / f'python{sys.version_info[0]}.{sys.version_info[1]}',
+		allow_install=install)
+	path = os.pathsep.join(filter(None, [str(pypi),
+					     os.environ.get('PYTHONPATH')]))
+	env = dict(os.environ, PYTHONPATH=path)
+	# The harness's type hints, checked strictly.
+	mypy = subprocess.run([sys.executable, '-m', 'mypy', '--strict',
+			       '--cache-dir', str(s.cache / 'mypy-cache'),
+			       str(REPO / 'harness' / 'mmkunit'),
+			       str(REPO / 'harness' / 'benchmark.py')],
+			      cwd=REPO, env=env).returncode
+	cmd = [sys.executable, '-m', 'pytest', '-q', str(REPO / 'harness' / 'tests')]
+	tests = subprocess.run(cmd + list(req.pytest_args), cwd=REPO,
+			       env=env).returncode
+	return tests or mypy
+
+
+def check_steps(req: CheckRequest) -> Dict[str, Request]:
+	"""What `check` runs, in order: check's options, each step's arch."""
+	src = req.source
+
+	def on(arch: str, config: Optional[str] = None) -> Build:
+		return dataclasses.replace(req.build, arch=arch, config=config)
+
+	# The mutants only another arch can kill, run on that arch.
+	x86_only = tuple(m.name for m in Session(src).overlay.mutants()
+			 if mu.arches(m) and 'um' not in mu.arches(m)
+			 and 'x86_64' in mu.arches(m))
+	steps: Dict[str, Request] = {
+		'selftest': SelftestRequest(src),
+		'lint': LintRequest(src),
+		'run um': RunRequest(src, on('um')),
+		# The kernel's own checkers (kunit-configs/um-debug.config).
+		'run um debug': RunRequest(src, on('um', 'debug')),
+		'mutants um': MutantsRequest(src, on('um')),
+		'replay um': ReplayRequest(src, on('um')),
+		# Debian's 6.1 as a second before-fix tree (kernel/compat/6.1).
+		'fixes 6.1 um': FixesRequest(src, on('um')),
+		'run x86_64': RunRequest(src, on('x86_64')),
+		'run x86_64 debug': RunRequest(src, on('x86_64', 'debug')),
+		# Another LRU_REFS_WIDTH (kunit-configs/x86_64-refs.config).
+		'run x86_64 refs': RunRequest(src, on('x86_64', 'refs'),
+					      filter_glob='mm_vmscan_mglru'),
+	}
+	if x86_only:
+		steps['mutants x86_64'] = MutantsRequest(src, on('x86_64'),
+							 mutants=x86_only)
+	return steps
+
+
+def check(req: CheckRequest) -> int:
+	steps = check_steps(req)
+	outcome: Dict[str, int] = {}
+	# Install everything first: the selftests run the harness too.
+	Session(req.source, req.build).ensure_deps(
+		deps.SELFTEST, deps.X86_64, deps.REPLAY,
+		deps.source_for(trees.FIXES_TARBALL))
+	for name, step in steps.items():
+		print(f'\n=== check: {name} ===', flush=True)
+		try:
+			outcome[name] = execute(step)
+		except (deps.MissingDependencies, *SETUP_ERRORS) as e:
+			print(f'mm-kunit: error: {e}', file=sys.stderr)
+			outcome[name] = EXIT_ERROR
+	print()
+	for name, rc in outcome.items():
+		print(f'check {name}: {"ok" if rc == 0 else f"FAILED (exit {rc})"}')
+	failed = sum(1 for rc in outcome.values() if rc != 0)
+	print(f'check: {len(outcome) - failed} passed, {failed} failed')
+	return EXIT_OK if not failed else EXIT_TESTS_FAILED
+
+
+def execute(req: Request) -> int:
+	"""Runs one request; returns the command's exit code."""
+	if isinstance(req, RunRequest):
+		return run(req)
+	if isinstance(req, PrepareRequest):
+		return prepare(req)
+	if isinstance(req, ExportRequest):
+		return export(req)
+	if isinstance(req, LintRequest):
+		return lint(req)
+	if isinstance(req, MutantsRequest):
+		return mu.run_matrix(Session(req.source, req.build), req)
+	if isinstance(req, ReplayRequest):
+		return replay.run_replay(Session(req.source, req.build), req)
+	if isinstance(req, FixesRequest):
+		return fixes(req)
+	if isinstance(req, SelftestRequest):
+		return selftest(req)
+	return check(req)

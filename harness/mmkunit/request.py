@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What each command is asked to do: one typed request per command.
+
+cli.py parses the command line into one of these; plan.py runs it. The
+requests hold the user's choices only; what follows from them (the tree,
+the overlay, the kunit.py options) is worked out by session.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Optional, Tuple, Union
+
+EXIT_OK = 0
+EXIT_TESTS_FAILED = 1
+EXIT_ERROR = 2
+
+
+@dataclasses.dataclass(frozen=True)
+class Source:
+	"""Where the kernel comes from, and where the harness keeps its state."""
+	# None: $MM_KUNIT_CACHE, else $XDG_CACHE_HOME/mm-kunit.
+	cache: Optional[Path] = None
+	install: bool = True
+	# The user's kernel tree, only read unless a command says otherwise.
+	kernel: Optional[Path] = None
+	# None: the command's own tarball (Debian's 6.12, or 6.1 for fixes).
+	tarball: Optional[Path] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Build:
+	"""How a kernel is built and run by kunit.py."""
+	arch: str = 'um'
+	jobs: int = os.cpu_count() or 1
+	# None: a new directory under CACHE/results.
+	results: Optional[Path] = None
+	quiet: bool = False
+	# kunit-configs/ARCH-CONFIG.config added, in a build directory of its own.
+	config: Optional[str] = None
+	ccache: bool = True
+	# Arguments after --, for kunit.py run.
+	kunit_args: Tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class RunRequest:
+	source: Source = Source()
+	build: Build = Build()
+	in_place: bool = False
+	without: Tuple[str, ...] = ()
+	# A..B: each commit of the user's git tree in turn.
+	each_commit: Optional[str] = None
+	bisect: bool = False
+	repeat: int = 1
+	filter_glob: Optional[str] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class PrepareRequest:
+	source: Source = Source()
+	in_place: bool = False
+	without: Tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class ExportRequest:
+	source: Source = Source()
+	output: Path = Path('series-out')
+	# "NAME <EMAIL>"; None: git config user.name and user.email.
+	author: Optional[str] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class LintRequest:
+	source: Source = Source()
+
+
+@dataclasses.dataclass(frozen=True)
+class MutantsRequest:
+	source: Source = Source()
+	build: Build = Build()
+	workers: int = min(2, os.cpu_count() or 1)
+	# File name globs; none: every mutant, and the before-fix trees.
+	mutants: Tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplayRequest:
+	source: Source = Source()
+	build: Build = Build()
+
+
+@dataclasses.dataclass(frozen=True)
+class FixesRequest:
+	source: Source = Source()
+	build: Build = Build()
+
+
+@dataclasses.dataclass(frozen=True)
+class SelftestRequest:
+	source: Source = Source()
+	pytest_args: Tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckRequest:
+	source: Source = Source()
+	build: Build = Build()
+
+
+Request = Union[RunRequest, PrepareRequest, ExportRequest, LintRequest,
+		MutantsRequest, ReplayRequest, FixesRequest, SelftestRequest,
+		CheckRequest]

@@ -1,0 +1,223 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What a command works with, derived from its request: the cache, the
+overlay, the kernel tree, and the options kunit.py is run with."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Iterator, List, Optional, Sequence, Tuple
+
+from mmkunit import deps
+from mmkunit import kvm
+from mmkunit import overlay as ov
+from mmkunit import progress
+from mmkunit import reports
+from mmkunit import runner
+from mmkunit import trees
+from mmkunit.request import Build, Source
+
+REPO = Path(__file__).resolve().parents[2]
+KERNEL_DIR = REPO / 'kernel'
+KUNIT_CONFIGS = REPO / 'kunit-configs'
+
+
+class HarnessError(Exception):
+	"""A setup error: printed as is, exit code 2."""
+
+
+def overlay_dir(version: str = '') -> Path:
+	"""$MM_KUNIT_OVERLAY, else the port of the series to the kernel's
+	VERSION.PATCHLEVEL (kernel/compat/X.Y) if there is one, else kernel/."""
+	if os.environ.get('MM_KUNIT_OVERLAY'):
+		return Path(os.environ['MM_KUNIT_OVERLAY'])
+	port = KERNEL_DIR / 'compat' / '.'.join(version.split('.')[:2])
+	return port if version and port.is_dir() else KERNEL_DIR
+
+
+class Session:
+	"""The cache, the overlay and the tree one command works on."""
+
+	def __init__(self, source: Source, build: Build = Build(),
+		     without: Sequence[str] = (),
+		     tarball: Path = trees.DEFAULT_TARBALL) -> None:
+		self.source = source
+		self.build = build
+		self.without = list(without)
+		self.tarball = source.tarball or tarball
+		self.cache = (source.cache.resolve() if source.cache
+			      else trees.cache_dir())
+		self._overlay: Optional[ov.Overlay] = None
+
+	@property
+	def overlay(self) -> ov.Overlay:
+		if self._overlay is None:
+			self._overlay = ov.Overlay.load(overlay_dir(self.version))
+			if self.without:
+				self._overlay = self._overlay.without(self.without)
+		return self._overlay
+
+	@property
+	def version(self) -> str:
+		"""The kernel's version: the user's tree's or the tarball's (from
+		its name; it need not be unpacked yet)."""
+		if self.source.kernel:
+			return trees.kernel_version(self.source.kernel)
+		m = re.search(r'(\d+\.\d+(\.\d+)?)\.tar', self.tarball.name)
+		if m:
+			return m.group(1)
+		return trees.kernel_version(self.source_tree())
+
+	def ensure_deps(self, *extra: Sequence[deps.Requirement]) -> None:
+		reqs: List[deps.Requirement] = list(deps.BUILD)
+		if not self.source.kernel:
+			reqs += deps.source_for(self.tarball)
+		if self.build.arch == 'x86_64':
+			reqs += deps.X86_64
+		if self.build.ccache:
+			reqs += deps.CCACHE
+		for group in extra:
+			reqs += group
+		deps.ensure(reqs, allow_install=self.source.install)
+
+	def source_tree(self) -> Path:
+		"""The unmodified kernel sources: the user's or the tarball's."""
+		if self.source.kernel:
+			ov.check_kernel_tree(self.source.kernel.resolve())
+			return self.source.kernel.resolve()
+		return trees.unpack_tarball(self.tarball, self.cache)
+
+	def prepared_tree(self) -> trees.PreparedTree:
+		if self.source.kernel:
+			return trees.user_tree(self.cache, self.source.kernel)
+		return trees.default_tree(self.cache, self.tarball)
+
+	@property
+	def refresh_source(self) -> bool:
+		"""Whether a prepared tree is refreshed from its source: the
+		user's tree may change between runs, a tarball does not."""
+		return bool(self.source.kernel)
+
+	def prepare(self, tree: trees.PreparedTree) -> trees.PreparedTree:
+		"""Puts the series onto the tree, and says what that changed."""
+		changed = tree.prepare(self.overlay,
+				       refresh_source=self.refresh_source)
+		if changed:
+			progress.progress(f'updated in {tree.src}: {", ".join(changed)}')
+		return tree
+
+	def kernel_source(self, tree: trees.PreparedTree) -> Path:
+		"""The sources a run of tree is a run of, for the reports."""
+		if self.source.kernel:
+			return self.source.kernel.resolve()
+		return tree.source
+
+	@contextlib.contextmanager
+	def prepared(self, in_place: bool = False
+		     ) -> Iterator[Tuple[trees.PreparedTree, Path]]:
+		"""Holds the tree for this run, with the overlay applied.
+
+		Yields the harness's tree (its build directories) and the source
+		tree to build: in place, the user's own tree, which the overlay
+		is applied into; otherwise the harness's prepared copy.
+		"""
+		src = self.source.kernel.resolve() if (in_place and
+						       self.source.kernel) else None
+		tree = trees.user_tree(self.cache, src) if src else self.prepared_tree()
+		with tree.locked():
+			if src:
+				changed = trees.apply_in_place(self.overlay, src)
+				print(f'mm-kunit: overlay applied in {src}'
+				      f' ({len(changed)} files written)')
+			else:
+				self.prepare(tree)
+				src = tree.src
+			yield tree, src
+
+	@property
+	def build_key(self) -> str:
+		"""Names the build directory: the arch, and the config if any."""
+		b = self.build
+		return f'{b.arch}-{b.config}' if b.config else b.arch
+
+	def results_dir(self, label: str) -> Path:
+		"""Where a run's logs and reports go: --results, else a new
+		directory under CACHE/results."""
+		if self.build.results:
+			return self.build.results.resolve()
+		return runner.new_results_dir(self.cache, label)
+
+	def run_options(self, filter_glob: Optional[str] = None
+			) -> runner.RunOptions:
+		b = self.build
+		configs = [KUNIT_CONFIGS / f'{b.arch}.config']
+		if b.config:
+			extra = KUNIT_CONFIGS / f'{b.arch}-{b.config}.config'
+			if not extra.is_file():
+				known = sorted(p.stem[len(b.arch) + 1:] for p in
+					       KUNIT_CONFIGS.glob(f'{b.arch}-*.config'))
+				raise HarnessError(
+					f'no {extra.name} in {KUNIT_CONFIGS} (configs for '
+					f'{b.arch}: {", ".join(known) or "none"})')
+			configs.append(extra)
+		qemu_args = KUNIT_CONFIGS / f'{b.arch}.qemu_args'
+		# Boot options that go with a configuration: ARCH[-NAME].kernel_args.
+		kernel_args = [arg for c in configs
+			       for f in [c.with_suffix('.kernel_args')] if f.is_file()
+			       for arg in f.read_text().split()]
+		cc = runner.RunOptions()
+		if b.ccache:
+			cc = runner.ccache_options(
+				Path(os.environ.get('MM_KUNIT_CCACHE_DIR') or
+				     self.cache / 'ccache'))
+		return runner.RunOptions(
+			arch=b.arch, filter_glob=filter_glob,
+			kunit_args=list(b.kunit_args), jobs=b.jobs,
+			kunitconfigs=[c for c in configs if c.is_file()],
+			qemu_args=(' '.join(qemu_args.read_text().split())
+				   if qemu_args.is_file() else ''),
+			kernel_args=kernel_args, quiet=b.quiet,
+			make_options=cc.make_options, env=cc.env)
+
+	def with_accel(self, opts: runner.RunOptions,
+		       tree: trees.PreparedTree) -> runner.RunOptions:
+		"""QEMU runs use KVM if it really works here (kvm.py), else TCG."""
+		if opts.arch != 'x86_64':
+			return opts
+		image = tree.build_dir(self.build_key) / 'arch/x86/boot/bzImage'
+		usable, why = kvm.kvm_works(
+			self.cache, image,
+			extra=('-bios', 'qboot.rom', *opts.qemu_args.split()))
+		progress.progress('QEMU with KVM' if usable
+				  else f'QEMU with TCG ({why})')
+		opts.qemu_args = ' '.join(
+			['-accel', 'kvm' if usable else 'tcg', opts.qemu_args]).strip()
+		return opts
+
+	def report_context(self, source: Path,
+			   opts: runner.RunOptions) -> reports.Context:
+		"""What the JUnit and KCIDB reports say about a run of source."""
+		ov_ = self.overlay
+		patches = [(p.name, p.text + b''.join(ov_.contents[f]
+						      for f in p.new_files))
+			   for p in ov_.patches]
+		env = ('UML' if opts.arch == 'um' else
+		       f'QEMU {opts.arch} (TCG) {opts.qemu_args}'.strip())
+		return reports.Context(
+			arch=opts.arch,
+			started=datetime.datetime.now(datetime.timezone.utc),
+			source=source, patches=patches, environment=env,
+			command=' '.join(['./run_kunit.sh'] + sys.argv[1:]))
+
+
+def write_reports(result: runner.RunResult, ctx: reports.Context) -> None:
+	"""junit.xml and kcidb.json in the run's results directory."""
+	d = result.results_dir
+	(d / 'junit.xml').write_text(reports.junit_xml(result, ctx))
+	(d / 'kcidb.json').write_text(
+		json.dumps(reports.kcidb(result, ctx), indent=1) + '\n')
