@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence, Tuple
 
+from mmkunit import expected as ex
 from mmkunit import overlay as ov
 from mmkunit import progress
 from mmkunit import runner
@@ -156,56 +157,48 @@ def select(mutants: Sequence[ov.Patch], patterns: Sequence[str]) -> List[ov.Patc
 
 @dataclasses.dataclass
 class BeforeFixResult:
-	"""A tree without some patches must fail exactly the tests needing them."""
+	"""A tree without some patches must fail exactly the tests that the
+	expected list names for them (expected.py), and pass all others."""
 	patches: Tuple[str, ...]
-	globs: Tuple[str, ...]
-	failed: List[str]
-	unexpected_failures: List[str]
-	unexpected_passes: List[str]
+	report: ex.Report
 	detail: str = ''
 
 	@property
 	def ok(self) -> bool:
-		return (not self.detail and bool(self.failed) and
-			not self.unexpected_failures and not self.unexpected_passes)
+		return (not self.detail and self.report.ok and
+			any(j.verdict == ex.Verdict.LACKS_FIX
+			    for j in self.report.judged))
 
 
-def _needs(name: str, globs: Sequence[str]) -> bool:
-	# A glob for suite.test also covers its parameterised rows.
-	return any(fnmatch.fnmatchcase(name, g) or
-		   fnmatch.fnmatchcase(name, g + '.*') for g in globs)
-
-
-def judge_before_fix(patches: Sequence[str], globs: Sequence[str],
+def judge_before_fix(patches: Sequence[str], entries: Sequence[ex.Entry],
 		     result: RunResult) -> BeforeFixResult:
-	failed = [c.name for c in result.failed]
-	r = BeforeFixResult(tuple(patches), tuple(globs), failed,
-			    [n for n in failed if not _needs(n, globs)],
-			    # A test this arch skips cannot show the fix.
-			    [c.name for c in result.cases
-			     if _needs(c.name, globs) and c.name not in failed
-			     and c.status != Status.SKIP])
+	r = BeforeFixResult(tuple(patches),
+			    ex.judge(result.cases, entries, lacking=patches))
 	if result.error or not result.cases:
 		r.detail = result.error or 'no test ran'
-	else:
-		stale = [g for g in globs
-			 if not any(_needs(c.name, [g]) for c in result.cases)]
-		if stale:
-			r.detail = f'no test matches {", ".join(stale)}'
 	return r
 
 
 def format_before_fix(results: Sequence[BeforeFixResult]) -> str:
 	lines = ['', 'Before-fix trees (the series without a fix must fail '
 		 'exactly the tests that need it)']
+	failed = (ex.Verdict.LACKS_FIX, ex.Verdict.UNEXPECTED_FAIL,
+		  ex.Verdict.CRASHED)
 	for r in results:
 		verdict = 'ok' if r.ok else 'WRONG'
 		lines.append(f'  without {" ".join(r.patches)}: {verdict}')
-		for name in r.failed:
-			mark = '' if name not in r.unexpected_failures else '  (unexpected)'
-			lines.append(f'      - {name}{mark}')
-		for name in r.unexpected_passes:
-			lines.append(f'      + {name}  (passed, but needs the fix)')
+		for j in r.report.judged:
+			if j.verdict in failed:
+				mark = {ex.Verdict.UNEXPECTED_FAIL: '  (unexpected)',
+					ex.Verdict.CRASHED: '  (crashed)'}
+				lines.append(f'      - {j.case.name}'
+					     f'{mark.get(j.verdict, "")}')
+		for j in r.report.judged:
+			if j.verdict == ex.Verdict.UNEXPECTED_PASS:
+				lines.append(f'      + {j.case.name}  (passed, but '
+					     'needs the fix)')
+		for e in r.report.unmatched:
+			lines.append(f'      {e.where}: no test matches {e.pattern}')
 		if r.detail:
 			lines.append(f'      {r.detail}')
 	good = sum(1 for r in results if r.ok)
@@ -213,14 +206,11 @@ def format_before_fix(results: Sequence[BeforeFixResult]) -> str:
 	return '\n'.join(lines)
 
 
-def before_fix_trees(overlay: ov.Overlay) -> List[Tuple[List[str], List[str]]]:
-	"""Each fix alone taken out, then (if several) all of them at once."""
-	fixes = overlay.fixes()
-	trees_: List[Tuple[List[str], List[str]]] = [
-		([name], list(globs)) for name, globs in fixes.items()]
-	if len(fixes) > 1:
-		trees_.append((list(fixes), [g for globs in fixes.values() for g in globs]))
-	return trees_
+def before_fix_trees(overlay: ov.Overlay) -> List[List[str]]:
+	"""The patches each before-fix tree leaves out: each fix alone, then
+	(if there are several) all of them at once."""
+	fixes = list(overlay.fixes())
+	return [[name] for name in fixes] + ([fixes] if len(fixes) > 1 else [])
 
 
 # A job runs in the tree it is given and returns its result.
@@ -264,13 +254,13 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 		return lambda t: judge(
 			m, run(t, s.overlay, [m], f'mutant {Path(m.name).stem}'))
 
-	def before_fix_job(names: List[str], globs: List[str]) -> Job:
+	def before_fix_job(names: List[str]) -> Job:
 		label = 'before-fix without ' + ' '.join(n.split('-')[0] for n in names)
-		return lambda t: judge_before_fix(names, globs, run(
+		return lambda t: judge_before_fix(names, s.overlay.expected(), run(
 			t, s.overlay.without(names), [], label))
 
 	jobs = [mutant_job(m) for m in chosen]
-	jobs += [before_fix_job(names, globs) for names, globs in
+	jobs += [before_fix_job(names) for names in
 		 (before_fix_trees(s.overlay) if full else [])]
 	workers = [tree] + [tree.worker(n) for n in
 			    range(2, min(req.workers, len(jobs)) + 1)]

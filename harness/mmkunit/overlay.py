@@ -30,10 +30,12 @@ import tempfile
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from mmkunit import expected as ex
+
 # Directories of kernel/ that are not copied into the tree as files.
 _NON_FILE_DIRS = ('patches', 'mutants', 'compat')
 # Files at the top of an overlay that are about it, not for the tree: a
-# port's list of expected failures (see fixes.py).
+# list of the tests each fix stands for (see expected.py).
 _NON_FILE_FILES = ('expected',)
 
 _DIFF_GIT_RE = re.compile(r'^diff --git a/(\S+) b/(\S+)$')
@@ -147,23 +149,22 @@ class Overlay:
 			self, patches=tuple(p for p in self.patches if p not in dropped),
 			files=files, contents={f: self.contents[f] for f in files})
 
+	def expected(self) -> List[ex.Entry]:
+		"""The list of the tests each fix stands for (expected.py)."""
+		path = self.root / 'expected'
+		return ex.load_expected(path) if path.is_file() else []
+
 	def fixes(self) -> Dict[str, Tuple[str, ...]]:
-		"""patches/fixes: for each patch, globs of the tests that need it."""
-		path = self.root / 'patches' / 'fixes'
-		if not path.is_file():
-			return {}
+		"""The patches of the series that are fixes, in the order the
+		expected list names them, each with the tests that need it."""
 		names = {p.name for p in self.patches}
 		fixes: Dict[str, Tuple[str, ...]] = {}
-		for lineno, raw in enumerate(path.read_text().splitlines(), 1):
-			line = raw.split('#', 1)[0].strip()
-			if not line:
-				continue
-			name, *globs = line.split()
-			if name not in names:
-				raise OverlayError(f'{path}:{lineno}: {name} is not in the series')
-			if not globs:
-				raise OverlayError(f'{path}:{lineno}: no tests named for {name}')
-			fixes[name] = tuple(globs)
+		for e in self.expected():
+			if e.kind == ex.Kind.FAILS and e.why.endswith('.patch'):
+				if e.why not in names:
+					raise OverlayError(f'{e.where}: {e.why} is not '
+							   'in the series')
+				fixes[e.why] = fixes.get(e.why, ()) + (e.pattern,)
 		return fixes
 
 	def mutants(self) -> List[Patch]:

@@ -15,7 +15,7 @@ from typing import Dict, Optional
 from mmkunit import commits
 from mmkunit import deps
 from mmkunit import export as ex
-from mmkunit import fixes as fx
+from mmkunit import expected
 from mmkunit import mutants as mu
 from mmkunit import overlay as ov
 from mmkunit import progress
@@ -37,7 +37,7 @@ LINT_IDENTITY = ex.Identity('mm-kunit lint', 'lint@mm-kunit.example.org')
 # What stops a command before or beside its tests: the setup, not a test.
 SETUP_ERRORS = (HarnessError, ov.OverlayError, trees.TreeError,
 		ex.ExportError, runner.ConfigError, replay.ReplayError,
-		fx.ExpectedError)
+		expected.ExpectedError)
 
 
 def run_suites(s: Session, in_place: bool = False,
@@ -144,25 +144,25 @@ def fixes(req: FixesRequest) -> int:
 	s = Session(req.source, req.build, tarball=trees.FIXES_TARBALL)
 	# The list that goes with the port the run applies.
 	root = s.overlay.root
-	expected = root / 'expected'
-	if not expected.is_file():
+	listed = root / 'expected'
+	if root.resolve() == KERNEL_DIR.resolve() or not listed.is_file():
 		ports = sorted(p.name for p in (KERNEL_DIR / 'compat').glob('*')
 			       if (p / 'expected').is_file())
 		raise HarnessError(
 			f'no port of the series to {s.version or "this kernel"} '
-			f'with a list of expected failures ({expected}); ports: '
+			f'with a list of expected failures ({listed}); ports: '
 			f'{", ".join(ports) or "none"}')
 	if s.build.arch != 'um':
 		raise HarnessError('the lists of expected failures are worked out '
 				   'for UML; fixes runs --arch um only')
-	entries = fx.load_expected(expected)
+	entries = s.overlay.expected()
 	# Relative to the repository, unless $MM_KUNIT_OVERLAY is elsewhere.
 	shown = root.relative_to(REPO) if root.is_relative_to(REPO) else root
 	print(f'mm-kunit: {s.version} through {shown}')
 	result = run_suites(s)
 	if result.untestable:
 		return EXIT_ERROR
-	report = fx.judge(result.cases, entries)
+	report = expected.judge(result.cases, entries)
 	print(f'\nFixes {s.version} lacks, by the tests that stand for them '
 	      f'({shown / "expected"}):')
 	for line in report.lines():

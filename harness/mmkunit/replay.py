@@ -150,7 +150,7 @@ def plot(rows: Sequence[Row], png: Path,
 def builds(overlay: ov.Overlay) -> List[Tuple[str, List[str]]]:
 	"""(label, patches left out): stock, each fix alone, all fixes.
 
-	The fixes are P1, P2, ... in the order of kernel/patches/fixes."""
+	The fixes are P1, P2, ... in the order kernel/expected names them."""
 	fixes = list(overlay.fixes())
 	if not fixes:
 		return [('series', [])]

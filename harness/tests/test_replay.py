@@ -86,8 +86,8 @@ needs_gnuplot = pytest.mark.skipif(
 @needs_gnuplot
 def test_replay_command(overlay_dir: Path, kernel_tree: Path,
 			tmp_path: Path) -> None:
-	(overlay_dir / 'patches/fixes').write_text(
-		'0001-mm-foo-add-tests.patch\tfoo.*\n')
+	(overlay_dir / 'expected').write_text(
+		'fails | foo.* | 0001-mm-foo-add-tests.patch\n')
 	out = tmp_path / 'out'
 	p = run_cli('replay', '--kernel', str(kernel_tree), '--cache',
 		    str(tmp_path / 'c'), '--no-install', '--results', str(out),

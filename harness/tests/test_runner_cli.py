@@ -327,41 +327,49 @@ def test_mutant_limited_to_an_arch(tmp_path: Path, overlay_dir: Path) -> None:
 
 
 def test_before_fix_verdicts(tmp_path: Path) -> None:
+	from mmkunit import expected
 	P, F = runner.Status.PASS, runner.Status.FAIL
+	entries = expected.parse_expected(
+		'fails | s.p1_* | 0002.patch\nfails | s.p2 | 0003.patch\n')
 	cases = [runner.CaseResult('s.p1_a', F), runner.CaseResult('s.p1_b.row', F),
-		 runner.CaseResult('s.other', P)]
-	good = mu.judge_before_fix(['0002.patch'], ['s.p1_*'],
+		 runner.CaseResult('s.p2', P), runner.CaseResult('s.other', P)]
+	good = mu.judge_before_fix(['0002.patch'], entries,
 				   runner.RunResult(1, cases, tmp_path))
 	assert good.ok
 	# A needed test this arch skips (needs THP, say) cannot show the fix.
 	skipped = mu.judge_before_fix(
-		['0002.patch'], ['s.p1_*'], runner.RunResult(
+		['0002.patch'], entries, runner.RunResult(
 			1, cases + [runner.CaseResult('s.p1_thp', runner.Status.SKIP)],
 			tmp_path))
-	assert skipped.ok and skipped.unexpected_passes == []
-	cases[2] = runner.CaseResult('s.other', F)
+	assert skipped.ok
+	cases[3] = runner.CaseResult('s.other', F)
 	cases[1] = runner.CaseResult('s.p1_b.row', P)
-	bad = mu.judge_before_fix(['0002.patch'], ['s.p1_*', 's.gone'],
+	bad = mu.judge_before_fix(['0002.patch'], entries + expected.parse_expected(
+		'fails | s.gone | 0002.patch\n', 'exp'),
 				  runner.RunResult(1, cases, tmp_path))
 	assert not bad.ok
-	assert bad.unexpected_failures == ['s.other']
-	assert bad.unexpected_passes == ['s.p1_b.row']
-	assert bad.detail == 'no test matches s.gone'
+	# A tree that fails nothing has not shown that it lacks the fix.
+	none = mu.judge_before_fix(['0002.patch'], entries, runner.RunResult(
+		0, [runner.CaseResult('s.other', P)], tmp_path))
+	assert not none.ok
 	text = mu.format_before_fix([good, bad])
+	assert '- s.other  (unexpected)' in text
 	assert '+ s.p1_b.row  (passed, but needs the fix)' in text
+	assert 'exp:1: no test matches s.gone' in text
 	assert text.splitlines()[-1] == 'before-fix: 1 passed, 1 failed'
 
 
 def test_overlay_without_and_fixes(overlay_dir: Path) -> None:
-	(overlay_dir / 'patches/fixes').write_text(
-		'# comment\n0001-mm-foo-add-tests.patch\tfoo.*\n')
+	(overlay_dir / 'expected').write_text(
+		'# comment\nfails | foo.* | 0001-mm-foo-add-tests.patch\n'
+		'fails | bar.* | an upstream fix the kernel lacks\n')
 	o = ov.Overlay.load(overlay_dir)
 	assert o.fixes() == {'0001-mm-foo-add-tests.patch': ('foo.*',)}
 	w = o.without(['0001-mm-foo-add-tests.patch'])
 	assert w.patches == () and w.files == ()
 	with pytest.raises(ov.OverlayError, match='not in the series'):
 		o.without(['0009-nope.patch'])
-	(overlay_dir / 'patches/fixes').write_text('0009-nope.patch foo\n')
+	(overlay_dir / 'expected').write_text('fails | foo | 0009-nope.patch\n')
 	with pytest.raises(ov.OverlayError, match='not in the series'):
 		ov.Overlay.load(overlay_dir).fixes()
 

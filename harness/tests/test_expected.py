@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""An older kernel as a before-fix tree: the expected list and its verdicts,
-the port's overlay, and `fixes` end to end on the fake tree."""
+"""The expected list and its one judge (expected.py): for an older
+kernel's port, as `fixes` runs it end to end on the fake tree, and for the
+series' before-fix trees."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from conftest import REPO, make_kernel_tree, run_cli
 from mmkunit import deps
-from mmkunit import fixes as fx
+from mmkunit import expected as fx
 from mmkunit import overlay as ov
 from mmkunit.runner import CaseResult, Status
 
@@ -90,6 +91,23 @@ def test_judge_not_as_expected(results, complaint: str) -> None:
 
 def test_judge_no_results_is_not_ok() -> None:
 	assert not fx.judge([], []).ok
+
+
+def test_judge_a_tree_that_lacks_some_fixes() -> None:
+	"""Tests of a fix the tree has must pass; a pattern covers rows."""
+	entries = fx.parse_expected(EXPECTED)
+	report = fx.judge(cases(('s.fix_a_1.row', F), ('s.fix_b_test.row one', P),
+				('s.needs_device_x', F), ('s.other', P)),
+			  entries, lacking=['fix A'])
+	assert report.ok, report.lines()
+	assert [j.verdict for j in report.judged] == [
+		fx.Verdict.LACKS_FIX, fx.Verdict.PASSED, fx.Verdict.UNSUPPORTED,
+		fx.Verdict.PASSED]
+	report = fx.judge(cases(('s.fix_a_1', F), ('s.fix_b_test.row one', F)),
+			  entries, lacking=['fix A'])
+	assert not report.ok
+	assert '  FAILED, expected to pass: s.fix_b_test.row one' in \
+		report.lines()
 
 
 def test_overlay_patch_may_edit_a_file_an_earlier_line_adds(

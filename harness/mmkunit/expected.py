@@ -1,19 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
-"""An older kernel as a before-fix tree: which fixes does it lack?
+"""Which tests a tree lacking some fixes must fail: one list, one judge.
 
-A port of the series to an older kernel (kernel/compat/X.Y/) builds the
-same tests there. Its `expected` file says, for that kernel, which tests
-must fail and the fix each one stands for, worked out from that kernel's
-sources, and which tests cannot run there at all. Everything else must
-pass (or be skipped by the arch). judge() holds a run against that list.
+Each overlay (kernel/, and each port kernel/compat/X.Y/) has an `expected`
+file. It names, for each fix, the tests that stand for it: a tree that
+lacks the fix must fail them, and a tree that has it must pass them. It
+also names the tests that cannot run on that overlay's kernel at all.
+Every other test must pass (or be skipped by the arch). judge() holds a
+run against the list; the before-fix trees of `mutants` and the older
+kernels of `fixes` are judged by it alike.
 
-The expected file, one entry per line ('#' starts a comment):
+One entry per line ('#' starts a comment):
 
-    fails | TEST | the fix the kernel lacks
+    fails | TEST | FIX
     unsupported | TEST | why the test cannot run on that kernel
 
 TEST is a case name as the results give it (suite.test or
-suite.test.row), or an fnmatch pattern of them.
+suite.test.row), or an fnmatch pattern of them; a pattern also covers the
+rows of the tests it names. FIX is the fix the test stands for: the file
+name of a patch of the series (kernel/expected: a before-fix tree leaves
+that patch out), or, for a port, a description of the upstream fix the
+older kernel lacks.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import dataclasses
 import enum
 import fnmatch
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Collection, Dict, List, Optional, Sequence
 
 from mmkunit.runner import CaseResult, Status
 
@@ -44,7 +50,9 @@ class Entry:
 	where: str  # file:line, for messages
 
 	def matches(self, name: str) -> bool:
-		return fnmatch.fnmatchcase(name, self.pattern)
+		# suite.test also covers its parameterised rows.
+		return (fnmatch.fnmatchcase(name, self.pattern) or
+			fnmatch.fnmatchcase(name, self.pattern + '.*'))
 
 
 def parse_expected(text: str, path: str = 'expected') -> List[Entry]:
@@ -135,14 +143,21 @@ class Report:
 		return out
 
 
-def judge(cases: Sequence[CaseResult], entries: Sequence[Entry]) -> Report:
+def judge(cases: Sequence[CaseResult], entries: Sequence[Entry],
+	  lacking: Optional[Collection[str]] = None) -> Report:
+	"""Holds a run's cases against the list, for a tree that lacks the
+	fixes named in lacking (None: every fix the list names)."""
 	judged: List[Judged] = []
 	used = set()
 	for case in cases:
-		entry = next((e for e in entries if e.matches(case.name)), None)
-		if entry:
-			used.add(entry)
-		if entry and entry.kind == Kind.UNSUPPORTED:
+		matching = [e for e in entries if e.matches(case.name)]
+		used.update(matching)
+		unsupported = next((e for e in matching
+				    if e.kind == Kind.UNSUPPORTED), None)
+		entry = unsupported or next(
+			(e for e in matching
+			 if lacking is None or e.why in lacking), None)
+		if unsupported:
 			verdict = Verdict.UNSUPPORTED
 		elif case.status == Status.SKIP:
 			verdict = Verdict.SKIPPED
