@@ -9,7 +9,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from mmkunit import commits
 from mmkunit import deps
@@ -152,8 +152,27 @@ def build_parser() -> argparse.ArgumentParser:
 		       metavar='N',
 		       help='run mutants in N trees at once (default: %(default)s); '
 		       'the extra trees are copies of the first, made once')
+	p.add_argument('--generated', action='store_true',
+		       help='mutants generated from the source of the pinned '
+		       'functions (kernel/pinned), each classified as killed, '
+		       'survived, unviable or equivalent, and a score per '
+		       'function; MUTANT names functions then')
+	p.add_argument('--in-diff', metavar='A..B',
+		       help='with --generated and --kernel (a git tree): only '
+		       'the mutants on lines that A..B changes')
+	p.add_argument('--sample', type=int, metavar='N',
+		       help='with --generated: N mutants drawn with --seed')
+	p.add_argument('--seed', type=int, default=0,
+		       help='the seed of --sample (default: %(default)s)')
+	p.add_argument('--shard', type=_shard, metavar='K/N',
+		       help='with --generated: the K-th of N shares (0-based), '
+		       'for a CI matrix; merge their JSON with --merge')
+	p.add_argument('--merge', type=Path, nargs='+', metavar='JSON',
+		       default=[], help='print the table of these shards\' '
+		       'mutants.json files, and check the threshold')
 	p.add_argument('mutant', nargs='*',
-		       help='only these mutants (file name globs)')
+		       help='only these mutants (file name globs); with '
+		       '--generated, only these functions')
 
 	p = sub.add_parser('replay', help='mmap access patterns on four builds',
 			   description='Run the mm_filemap_replay suite on stock '
@@ -189,6 +208,14 @@ def build_parser() -> argparse.ArgumentParser:
 	return parser
 
 
+def _shard(text: str) -> Tuple[int, int]:
+	k, _, n = text.partition('/')
+	if not (k.isdigit() and n.isdigit() and int(k) < int(n)):
+		raise argparse.ArgumentTypeError(f'want K/N with 0 <= K < N, '
+						  f'got {text}')
+	return int(k), int(n)
+
+
 def _source(a: argparse.Namespace) -> Source:
 	return Source(cache=a.cache, install=not a.no_install,
 		      kernel=getattr(a, 'kernel', None),
@@ -218,7 +245,10 @@ def to_request(a: argparse.Namespace) -> Request:
 		return LintRequest(src)
 	if a.command == 'mutants':
 		return MutantsRequest(src, _build(a), workers=a.workers,
-				      mutants=tuple(a.mutant))
+				      mutants=tuple(a.mutant),
+				      generated=a.generated, in_diff=a.in_diff,
+				      sample=a.sample, seed=a.seed,
+				      shard=a.shard, merge=tuple(a.merge))
 	if a.command == 'replay':
 		return ReplayRequest(src, _build(a))
 	if a.command == 'fixes':

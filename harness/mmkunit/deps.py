@@ -76,9 +76,12 @@ SELFTEST = (Requirement('python3-pytest', module='pytest'),
 	    Requirement('python3-pip', module='pip'))
 # What the harness's own tests need from PyPI (not in Debian): the KCIDB
 # schema the KCIDB reports are validated against.
-SELFTEST_PYPI = ('kcidb-io==141', 'mypy==2.4.1')
+# The C parser the generated mutants are made with (mutagen.py).
+MUTANTS_PYPI = ('tree-sitter==0.26.1', 'tree-sitter-c==0.24.2')
+SELFTEST_PYPI = ('kcidb-io==141', 'mypy==2.4.1', *MUTANTS_PYPI)
 # `lint`: zizmor checks the GitHub Actions example (a binary wheel).
 LINT_PYPI = ('zizmor==1.32.0',)
+
 
 
 class MissingDependencies(Exception):

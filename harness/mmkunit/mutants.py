@@ -10,20 +10,16 @@ defect of the suites or of the mutant.
 
 from __future__ import annotations
 
-import concurrent.futures
-import contextlib
 import dataclasses
 import enum
 import fnmatch
-import threading
 import time
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from mmkunit import expected as ex
+from mmkunit import jobs
 from mmkunit import overlay as ov
-from mmkunit import progress
-from mmkunit import runner
 from mmkunit import trees
 from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED, MutantsRequest
 from mmkunit.runner import RunResult, Status
@@ -213,10 +209,6 @@ def before_fix_trees(overlay: ov.Overlay) -> List[List[str]]:
 	return [[name] for name in fixes] + ([fixes] if len(fixes) > 1 else [])
 
 
-# A job runs in the tree it is given and returns its result.
-Job = Callable[[trees.PreparedTree], object]
-
-
 def run_matrix(s: Session, req: MutantsRequest) -> int:
 	"""Runs the chosen mutants (all, and then the before-fix trees, if
 	none are named) and prints the matrix."""
@@ -236,38 +228,25 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 
 	def run(t: trees.PreparedTree, overlay: ov.Overlay,
 		extra: Sequence[ov.Patch], label: str) -> RunResult:
-		t.prepare(overlay, extra, refresh_source=s.refresh_source)
-		progress.progress(label + (f' ({t.base.name})' if t is not tree else ''))
-		# Mutants change C code only: the configuration made once
-		# below holds, and plain make rebuilds what changed.
-		code_only = all(f.endswith(('.c', '.h'))
-				for p in extra for f in p.touched)
-		return runner.run_kunit(
-			t.src, t.build_dir(s.build_key), opts,
-			runner.new_results_dir(s.cache, label.replace(' ', '-')),
-			prebuilt_config=code_only)
+		return jobs.run_in(s, t, overlay, extra, label, opts,
+				   show_tree=t is not tree)
 
 	# The jobs, in order: each mutant, then the before-fix trees.
-	def mutant_job(m: ov.Patch) -> Job:
+	def mutant_job(m: ov.Patch) -> jobs.Job:
 		if not runs_on(m, arch):
 			return lambda t: not_here(m, arch)
 		return lambda t: judge(
 			m, run(t, s.overlay, [m], f'mutant {Path(m.name).stem}'))
 
-	def before_fix_job(names: List[str]) -> Job:
+	def before_fix_job(names: List[str]) -> jobs.Job:
 		label = 'before-fix without ' + ' '.join(n.split('-')[0] for n in names)
 		return lambda t: judge_before_fix(names, s.overlay.expected(), run(
 			t, s.overlay.without(names), [], label))
 
-	jobs = [mutant_job(m) for m in chosen]
-	jobs += [before_fix_job(names) for names in
+	todo = [mutant_job(m) for m in chosen]
+	todo += [before_fix_job(names) for names in
 		 (before_fix_trees(s.overlay) if full else [])]
-	workers = [tree] + [tree.worker(n) for n in
-			    range(2, min(req.workers, len(jobs)) + 1)]
-	with contextlib.ExitStack() as stack:
-		for t in workers:
-			stack.enter_context(t.locked())
-		done = _run_jobs(s, tree, workers, jobs, opts)
+	done = jobs.run_jobs(s, tree, req.workers, todo, opts)
 	results = [r for r in done if isinstance(r, MutantResult)]
 	before_fix = [r for r in done if isinstance(r, BeforeFixResult)]
 
@@ -284,50 +263,3 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 		ok = ok and not never
 	print(f'mm-kunit: mutant matrix took {time.monotonic() - started:.0f} s')
 	return EXIT_OK if ok else EXIT_TESTS_FAILED
-
-
-def _run_jobs(s: Session, tree: trees.PreparedTree,
-	      workers: Sequence[trees.PreparedTree], jobs: Sequence[Job],
-	      opts: runner.RunOptions) -> List[object]:
-	"""Runs the jobs on the worker trees, each tree one job at a time;
-	returns their results in the jobs' order. Every tree holds the bare
-	series again afterwards, also when interrupted."""
-	results: List[object] = [None] * len(jobs)
-	todo = list(range(len(jobs)))
-	lock = threading.Lock()
-	stop = threading.Event()
-
-	def work(t: trees.PreparedTree) -> None:
-		while not stop.is_set():
-			with lock:
-				if not todo:
-					return
-				i = todo.pop(0)
-			results[i] = jobs[i](t)
-
-	ready = [tree]
-	try:
-		tree.prepare(s.overlay, refresh_source=s.refresh_source)
-		runner.configure(tree.src, tree.build_dir(s.build_key), opts,
-				 runner.new_results_dir(s.cache, 'mutants-config')
-				 / 'kunit-config.out')
-		if len(workers) > 1 and todo and \
-		   not (tree.build_dir(s.build_key) / 'vmlinux').is_file():
-			# Build once here, so that the other trees copy a built
-			# tree instead of each building from cold.
-			i = todo.pop(0)
-			results[i] = jobs[i](tree)
-		for t in workers[1:]:
-			t.clone_from(tree, s.build_key)
-			ready.append(t)
-		with concurrent.futures.ThreadPoolExecutor(len(workers)) as pool:
-			futures = [pool.submit(work, t) for t in workers]
-			try:
-				for f in futures:
-					f.result()
-			finally:
-				stop.set()
-	finally:
-		for t in ready:
-			t.prepare(s.overlay, refresh_source=s.refresh_source)
-	return results

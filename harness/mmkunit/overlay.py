@@ -35,8 +35,9 @@ from mmkunit import expected as ex
 # Directories of kernel/ that are not copied into the tree as files.
 _NON_FILE_DIRS = ('patches', 'mutants', 'compat')
 # Files at the top of an overlay that are about it, not for the tree: a
-# list of the tests each fix stands for (see expected.py).
-_NON_FILE_FILES = ('expected',)
+# list of the tests each fix stands for (expected.py), the functions the
+# suites pin and the survivors argued equivalent (generated.py).
+_NON_FILE_FILES = ('expected', 'pinned', 'equivalent')
 
 _DIFF_GIT_RE = re.compile(r'^diff --git a/(\S+) b/(\S+)$')
 _PLUS_RE = re.compile(r'^\+\+\+ b/(\S+)')

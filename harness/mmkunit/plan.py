@@ -16,6 +16,7 @@ from mmkunit import commits
 from mmkunit import deps
 from mmkunit import export as ex
 from mmkunit import expected
+from mmkunit import generated
 from mmkunit import mutants as mu
 from mmkunit import overlay as ov
 from mmkunit import progress
@@ -260,6 +261,11 @@ def execute(req: Request) -> int:
 	if isinstance(req, LintRequest):
 		return lint(req)
 	if isinstance(req, MutantsRequest):
+		if req.merge:
+			return generated.merge(req.merge)
+		if req.generated:
+			return generated.run_generated(
+				Session(req.source, req.build), req)
 		return mu.run_matrix(Session(req.source, req.build), req)
 	if isinstance(req, ReplayRequest):
 		return replay.run_replay(Session(req.source, req.build), req)

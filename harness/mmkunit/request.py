@@ -84,7 +84,19 @@ class MutantsRequest:
 	build: Build = Build()
 	workers: int = min(2, os.cpu_count() or 1)
 	# File name globs; none: every mutant, and the before-fix trees.
+	# Generated: the pinned functions to mutate; none: all of them.
 	mutants: Tuple[str, ...] = ()
+	# Mutants generated from the pinned functions instead of kernel/mutants.
+	generated: bool = False
+	# Only the mutants on lines this commit range of the kernel changes.
+	in_diff: Optional[str] = None
+	# A sample of this many, drawn with seed.
+	sample: Optional[int] = None
+	seed: int = 0
+	# (k, n): the k-th of n shares, 0-based.
+	shard: Optional[Tuple[int, int]] = None
+	# Shards' JSON files, merged into one table; nothing is run.
+	merge: Tuple[Path, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)

@@ -177,6 +177,8 @@ class RunOptions:
 	make_options: Sequence[str] = ()
 	# Added to the environment of kunit.py and make.
 	env: Dict[str, str] = dataclasses.field(default_factory=dict)
+	# After a crash, run the tests after it in further boots (run_kunit).
+	rerun_after_crash: bool = True
 
 
 def ccache_options(ccache_dir: Path) -> RunOptions:
@@ -273,7 +275,7 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 	started = time.monotonic()
 	result, lines = _run_once(tree, build_dir, opts, results_dir,
 				  prebuilt_config, exec_only)
-	if result.booted and not ktap.complete(lines):
+	if result.booted and not ktap.complete(lines) and opts.rerun_after_crash:
 		result = _run_the_rest(tree, build_dir, opts, result, lines)
 	result.seconds = time.monotonic() - started
 	return result

@@ -1,0 +1,385 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`mutants --generated`: mutants made from the pinned functions' source
+(mutagen.py), each classified as cargo-mutants does, and a score per
+function that nobody chose.
+
+  killed      a test failed (or crashed, or the run timed out: those are
+              reported apart, and count as killed)
+  survived    every test passed: a missing test, until argued otherwise
+  unviable    it does not compile: not counted
+  equivalent  the same object code as the original (tce.py), or listed,
+              with a reason, in the overlay's `equivalent` file: not
+              counted, and the former never built into a kernel
+
+score = killed / (killed + survived), per function.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import enum
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+
+from mmkunit import deps
+from mmkunit import jobs
+from mmkunit import mutagen
+from mmkunit import overlay as ov
+from mmkunit import runner
+from mmkunit import tce
+from mmkunit import trees
+from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED, MutantsRequest
+from mmkunit.runner import RunResult, Status
+from mmkunit.session import HarnessError, Session
+
+# Every pinned function must score at least this, in percent.
+THRESHOLD = 95
+# A run longer than this is stopped and the mutant counted as a timeout
+# (a clean run of every suite takes seconds on UML, a minute under TCG).
+TIMEOUT = {'um': 60, 'x86_64': 300}
+
+
+class Outcome(enum.Enum):
+	KILLED = 'killed'
+	CRASHED = 'crashed'
+	TIMEOUT = 'timeout'
+	SURVIVED = 'survived'
+	UNVIABLE = 'unviable'
+	EQUIVALENT = 'equivalent (TCE)'
+	REVIEWED = 'equivalent (reviewed)'
+	NOT_HERE = 'not run on this arch'
+
+	@property
+	def killed(self) -> bool:
+		return self in (Outcome.KILLED, Outcome.CRASHED, Outcome.TIMEOUT)
+
+
+@dataclasses.dataclass
+class Scored:
+	mutant: mutagen.Mutant
+	outcome: Outcome
+	# The tests that failed (killed), or crashed.
+	tests: List[str] = dataclasses.field(default_factory=list)
+	detail: str = ''
+	diff: str = ''
+	seconds: float = 0.0
+
+	def to_json(self) -> Dict[str, Any]:
+		m = self.mutant
+		return {'id': m.id, 'function': m.function, 'path': m.path,
+			'line': m.line, 'operator': m.operator,
+			'outcome': self.outcome.value, 'tests': self.tests,
+			'detail': self.detail, 'diff': self.diff,
+			'seconds': round(self.seconds, 1)}
+
+	@classmethod
+	def from_json(cls, d: Dict[str, Any]) -> 'Scored':
+		col, op = d['id'].split(':', 3)[2:]
+		m = mutagen.Mutant(d['path'], d['function'], d['line'], int(col),
+				   op, 0, 0, '', '')
+		return cls(m, Outcome(d['outcome']), list(d['tests']),
+			   d['detail'], d['diff'], d['seconds'])
+
+
+def load_equivalent(path: Path) -> Dict[str, str]:
+	"""ID | reason, one per line: survivors argued to be equivalent."""
+	out: Dict[str, str] = {}
+	if not path.is_file():
+		return out
+	for lineno, raw in enumerate(path.read_text().splitlines(), 1):
+		line = raw.split('#', 1)[0].strip()
+		if not line:
+			continue
+		ident, _, why = (p.strip() for p in line.partition('|'))
+		if not ident or not why:
+			raise HarnessError(f'{path}:{lineno}: want "ID | reason", '
+					   f'got: {raw.strip()}')
+		out[ident] = why
+	return out
+
+
+def classify(mutant: mutagen.Mutant, result: RunResult,
+	     timeout: int) -> Scored:
+	"""What a run of the suites with the mutant built in says of it."""
+	crashed = [c.name for c in result.cases if c.status == Status.ERROR]
+	failed = [c.name for c in result.failed]
+	out = result.results_dir / 'kunit.out'
+	timed_out = out.is_file() and f'timed out after {timeout} seconds' in \
+		out.read_text(errors='replace')
+	seconds = result.seconds or 0.0
+	if timed_out:
+		return Scored(mutant, Outcome.TIMEOUT, crashed or failed,
+			      f'stopped after {timeout} s', seconds=seconds)
+	if crashed:
+		return Scored(mutant, Outcome.CRASHED, crashed, seconds=seconds)
+	if failed or result.complaints:
+		return Scored(mutant, Outcome.KILLED, failed,
+			      '; '.join(result.complaints[:1]), seconds=seconds)
+	if result.untestable:
+		return Scored(mutant, Outcome.UNVIABLE, [],
+			      result.error or 'does not build', seconds=seconds)
+	if result.ok:
+		return Scored(mutant, Outcome.SURVIVED, seconds=seconds)
+	return Scored(mutant, Outcome.KILLED, [], result.error or
+		      'kunit.py failed', seconds=seconds)
+
+
+def changed_lines(diff: str) -> Dict[str, Set[int]]:
+	"""The new-side line numbers a unified diff (-U0 or not) adds, by
+	file."""
+	out: Dict[str, Set[int]] = {}
+	path = ''
+	line = 0
+	for text in diff.splitlines():
+		if text.startswith('+++ '):
+			path = text[4:].split('\t')[0]
+			path = path[2:] if path.startswith('b/') else path
+			continue
+		if text.startswith('@@'):
+			new = text.split('+', 1)[1].split(' ', 1)[0]
+			line = int(new.split(',')[0])
+			continue
+		if not path or text.startswith(('---', '\\')):
+			continue
+		if text.startswith('+'):
+			out.setdefault(path, set()).add(line)
+			line += 1
+		elif text.startswith(' '):
+			line += 1
+	return out
+
+
+def moved_lines(old: str, new: str, lines: Set[int]) -> Set[int]:
+	"""lines of old, as numbered in new (the series moves them)."""
+	a, b = old.splitlines(), new.splitlines()
+	out: Set[int] = set()
+	for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
+			None, a, b, autojunk=False).get_opcodes():
+		if tag == 'equal':
+			out |= {j1 + (n - 1 - i1) + 1 for n in lines
+				if i1 < n <= i2}
+	return out
+
+
+def select(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
+	   pinned: Sequence[mutagen.Pinned]) -> List[mutagen.Mutant]:
+	"""The mutants of the pinned functions, narrowed as asked."""
+	chosen = [p for p in pinned if not req.mutants or p.function in req.mutants]
+	unknown = set(req.mutants) - {p.function for p in pinned}
+	if unknown:
+		raise HarnessError(f'not pinned by any suite: {" ".join(sorted(unknown))}'
+				   f' (the list: {s.overlay.root / "pinned"})')
+	sources: Dict[str, bytes] = {}
+	found: List[mutagen.Mutant] = []
+	for p in chosen:
+		if p.path not in sources:
+			sources[p.path] = (tree.src / p.path).read_bytes()
+		try:
+			found += mutagen.generate(sources[p.path], p.path, p.function)
+		except mutagen.PinnedError as e:
+			raise HarnessError(str(e)) from None
+	if req.in_diff:
+		if not s.source.kernel:
+			raise HarnessError('--in-diff A..B needs --kernel DIR (a git tree)')
+		kernel = s.source.kernel.resolve()
+		diff = trees.git(kernel, 'diff', '-U0', req.in_diff, '--',
+				 *sorted(sources))
+		changed = {path: moved_lines((kernel / path).read_text(),
+					     sources[path].decode(), lines)
+			   for path, lines in changed_lines(diff).items()
+			   if path in sources}
+		found = mutagen.in_lines(found, changed)
+	if req.sample is not None:
+		found = mutagen.sample(found, req.sample, req.seed)
+	if req.shard:
+		found = mutagen.shard(found, *req.shard)
+	return found
+
+
+def run_generated(s: Session, req: MutantsRequest) -> int:
+	s.ensure_deps()
+	site = deps.ensure_pypi(
+		deps.MUTANTS_PYPI, s.cache / 'tree-sitter-python{}.{}'.format(
+			*sys.version_info[:2]), allow_install=s.source.install)
+	if str(site) not in sys.path:
+		sys.path.insert(0, str(site))
+	pinned = mutagen.load_pinned(s.overlay.root / 'pinned')
+	reviewed = load_equivalent(s.overlay.root / 'equivalent')
+	arch = s.build.arch
+	tree = s.prepared_tree()
+	with tree.locked():
+		s.prepare(tree)
+	found = select(s, req, tree, pinned)
+	here = {p.function for p in pinned if not p.arches or arch in p.arches}
+	arches = {p.function: p.arches for p in pinned}
+	results = s.results_dir(f'{arch}-generated')
+	timeout = TIMEOUT.get(arch, 300)
+	opts = s.with_accel(s.run_options(), tree)
+	opts.quiet = True
+	opts.kunit_args = [*opts.kunit_args, f'--timeout={timeout}']
+	opts.rerun_after_crash = False
+	print(f'mm-kunit: {len(found)} generated mutants of '
+	      f'{len({m.function for m in found})} functions')
+	started = time.monotonic()
+	comparers: Dict[Path, tce.Comparer] = {}
+
+	def job(m: mutagen.Mutant) -> jobs.Job:
+		def run(t: trees.PreparedTree) -> Scored:
+			source = (t.src / m.path).read_bytes()
+			diff = m.diff(source)
+			if m.function not in here:
+				return Scored(m, Outcome.NOT_HERE, diff=diff,
+					      detail='scored on ' + ' '.join(
+						      arches[m.function]))
+			patch = ov.Patch(f'{m.id}.patch', Path(m.id), diff.encode(),
+					 (m.path,))
+			scored = _tce(s, t, m, patch, comparers)
+			if scored is None:
+				result = jobs.run_in(s, t, s.overlay, [patch],
+						     f'mutant {m.id}', opts)
+				scored = classify(m, result, timeout)
+			scored.diff = diff
+			if scored.outcome == Outcome.SURVIVED and m.id in reviewed:
+				scored.outcome = Outcome.REVIEWED
+				scored.detail = reviewed[m.id]
+			return scored
+		return run
+
+	try:
+		done = jobs.run_jobs(s, tree, req.workers, [job(m) for m in found],
+				     opts)
+	finally:
+		for c in comparers.values():
+			c.close()
+	scored = [r for r in done if isinstance(r, Scored)]
+	(results / 'mutants.json').write_text(json.dumps(
+		{'arch': arch, 'mutants': [r.to_json() for r in scored]},
+		indent=1) + '\n')
+	print(report(scored))
+	stale = sorted(set(reviewed) - {r.mutant.id for r in scored
+					 if r.outcome == Outcome.REVIEWED})
+	if not req.mutants and not req.sample and not req.shard and \
+	   not req.in_diff:
+		for ident in stale:
+			print(f'mm-kunit: {ident} is listed as equivalent but did '
+			      'not survive (or is no longer generated)')
+	print(f'mm-kunit: results in {results / "mutants.json"}')
+	print(f'mm-kunit: generated mutants took '
+	      f'{time.monotonic() - started:.0f} s')
+	return EXIT_OK if passes(scored) else EXIT_TESTS_FAILED
+
+
+def _tce(s: Session, t: trees.PreparedTree, m: mutagen.Mutant,
+	 patch: ov.Patch, comparers: Dict[Path, tce.Comparer]
+	 ) -> Optional[Scored]:
+	"""Compiles the mutant's unit on its own: unviable or equivalent, or
+	None if it has to be built into a kernel and run."""
+	obj = tce.object_of(m.path)
+	if obj is None:
+		return None
+	build = t.build_dir(s.build_key)
+	comparer = comparers.get(build)
+	if comparer is None:
+		comparer = comparers[build] = tce.Comparer(build)
+	started = time.monotonic()
+	if not comparer.has_original(obj):
+		t.prepare(s.overlay, refresh_source=s.refresh_source)
+		comparer.original(obj)
+	t.prepare(s.overlay, [patch], refresh_source=s.refresh_source)
+	same, why = comparer.compare(obj)
+	seconds = time.monotonic() - started
+	if same == tce.Compiled.SAME:
+		return Scored(m, Outcome.EQUIVALENT, seconds=seconds)
+	if same == tce.Compiled.FAILED:
+		first = next((l for l in why.splitlines() if 'error' in l), why[:200])
+		return Scored(m, Outcome.UNVIABLE, detail=first.strip(),
+			      seconds=seconds)
+	return None
+
+
+@dataclasses.dataclass
+class Row:
+	function: str
+	generated: int = 0
+	unviable: int = 0
+	equivalent: int = 0
+	killed: int = 0
+	crashed: int = 0
+	timeout: int = 0
+	survived: int = 0
+
+	@property
+	def score(self) -> Optional[float]:
+		counted = self.killed + self.survived
+		return 100.0 * self.killed / counted if counted else None
+
+
+def rows(scored: Sequence[Scored]) -> List[Row]:
+	by: Dict[str, Row] = {}
+	for r in scored:
+		if r.outcome == Outcome.NOT_HERE:
+			continue
+		row = by.setdefault(r.mutant.function, Row(r.mutant.function))
+		row.generated += 1
+		o = r.outcome
+		row.unviable += o == Outcome.UNVIABLE
+		row.equivalent += o in (Outcome.EQUIVALENT, Outcome.REVIEWED)
+		row.killed += o.killed
+		row.crashed += o == Outcome.CRASHED
+		row.timeout += o == Outcome.TIMEOUT
+		row.survived += o == Outcome.SURVIVED
+	return list(by.values())
+
+
+def passes(scored: Sequence[Scored]) -> bool:
+	return all(r.score is None or r.score >= THRESHOLD for r in rows(scored))
+
+
+def report(scored: Sequence[Scored]) -> str:
+	head = ('function', 'generated', 'unviable', 'equivalent',
+		'killed (crashed/timeout)', 'survived', 'score')
+	table = [head]
+	for r in rows(scored):
+		table.append((r.function, str(r.generated), str(r.unviable),
+			      str(r.equivalent),
+			      f'{r.killed} ({r.crashed}/{r.timeout})',
+			      str(r.survived),
+			      '-' if r.score is None else
+			      f'{r.score:.0f}%{"" if r.score >= THRESHOLD else " LOW"}'))
+	widths = [max(len(row[i]) for row in table) for i in range(len(head))]
+	lines = ['', 'Survivors (each a missing test, until argued otherwise)']
+	for sc in scored:
+		if sc.outcome == Outcome.SURVIVED:
+			lines.append(f'  {sc.mutant.id}')
+			lines += ['    ' + l for l in sc.diff.splitlines()[2:]]
+	if len(lines) == 2:
+		lines.append('  none')
+	lines += ['', f'Generated mutants (threshold {THRESHOLD}%)']
+	lines += ['  ' + '  '.join(c.ljust(w) for c, w in zip(row, widths))
+		  for row in table]
+	killed = sum(r.outcome.killed for r in scored)
+	survived = sum(r.outcome == Outcome.SURVIVED for r in scored)
+	lines.append(f'mutants: {killed} killed, {survived} survived, '
+		     f'{sum(r.outcome == Outcome.UNVIABLE for r in scored)} unviable, '
+		     f'{sum(r.outcome in (Outcome.EQUIVALENT, Outcome.REVIEWED) for r in scored)} equivalent, '
+		     f'{sum(r.outcome == Outcome.NOT_HERE for r in scored)} not run on this arch')
+	return '\n'.join(lines)
+
+
+def merge(paths: Sequence[Path]) -> int:
+	"""The shards' JSON files as one table (a CI matrix's final job)."""
+	scored: List[Scored] = []
+	for path in paths:
+		try:
+			data = json.loads(path.read_text())
+		except (OSError, ValueError) as e:
+			raise HarnessError(f'{path}: {e}') from None
+		scored += [Scored.from_json(d) for d in data['mutants']]
+	scored.sort(key=lambda r: (r.mutant.path, r.mutant.line,
+				   r.mutant.column, r.mutant.operator))
+	print(report(scored))
+	return EXIT_OK if passes(scored) else EXIT_TESTS_FAILED

@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Many builds of one tree, each with some patches on top (a mutant, a
+fix left out), run in one or more copies of the tree at once."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import threading
+from typing import Callable, List, Sequence
+
+from mmkunit import overlay as ov
+from mmkunit import progress
+from mmkunit import runner
+from mmkunit import trees
+from mmkunit.session import Session
+
+# A job runs in the tree it is given and returns its result.
+Job = Callable[[trees.PreparedTree], object]
+
+
+def code_only(extra: Sequence[ov.Patch]) -> bool:
+	"""Whether the patches change C code only: then the configuration
+	made once (run_jobs) holds, and plain make rebuilds what changed."""
+	return all(f.endswith(('.c', '.h')) for p in extra for f in p.touched)
+
+
+def run_in(s: Session, t: trees.PreparedTree, overlay: ov.Overlay,
+	   extra: Sequence[ov.Patch], label: str, opts: runner.RunOptions,
+	   show_tree: bool = False) -> runner.RunResult:
+	"""Puts overlay and extra onto t, builds incrementally and runs."""
+	t.prepare(overlay, extra, refresh_source=s.refresh_source)
+	progress.progress(label + (f' ({t.base.name})' if show_tree else ''))
+	return runner.run_kunit(
+		t.src, t.build_dir(s.build_key), opts,
+		runner.new_results_dir(s.cache, label.replace(' ', '-')),
+		prebuilt_config=code_only(extra))
+
+
+def run_jobs(s: Session, tree: trees.PreparedTree, workers: int,
+	     jobs: Sequence[Job], opts: runner.RunOptions) -> List[object]:
+	"""Runs the jobs in tree and up to workers - 1 copies of it, each
+	tree one job at a time; returns their results in the jobs' order.
+	Every tree holds the bare series again afterwards, also when
+	interrupted."""
+	copies = [tree] + [tree.worker(n) for n in
+			   range(2, min(workers, len(jobs)) + 1)]
+	with contextlib.ExitStack() as stack:
+		for t in copies:
+			stack.enter_context(t.locked())
+		return _run(s, tree, copies, jobs, opts)
+
+
+def _run(s: Session, tree: trees.PreparedTree,
+	 workers: Sequence[trees.PreparedTree], jobs: Sequence[Job],
+	 opts: runner.RunOptions) -> List[object]:
+	results: List[object] = [None] * len(jobs)
+	todo = list(range(len(jobs)))
+	lock = threading.Lock()
+	stop = threading.Event()
+
+	def work(t: trees.PreparedTree) -> None:
+		while not stop.is_set():
+			with lock:
+				if not todo:
+					return
+				i = todo.pop(0)
+			results[i] = jobs[i](t)
+
+	ready = [tree]
+	try:
+		tree.prepare(s.overlay, refresh_source=s.refresh_source)
+		runner.configure(tree.src, tree.build_dir(s.build_key), opts,
+				 runner.new_results_dir(s.cache, 'mutants-config')
+				 / 'kunit-config.out')
+		if len(workers) > 1 and todo and \
+		   not (tree.build_dir(s.build_key) / 'vmlinux').is_file():
+			# Build once here, so that the other trees copy a built
+			# tree instead of each building from cold.
+			i = todo.pop(0)
+			results[i] = jobs[i](tree)
+		for t in workers[1:]:
+			t.clone_from(tree, s.build_key)
+			ready.append(t)
+		with concurrent.futures.ThreadPoolExecutor(len(workers)) as pool:
+			futures = [pool.submit(work, t) for t in workers]
+			try:
+				for f in futures:
+					f.result()
+			finally:
+				stop.set()
+	finally:
+		for t in ready:
+			t.prepare(s.overlay, refresh_source=s.refresh_source)
+	return results

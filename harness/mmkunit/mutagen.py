@@ -1,0 +1,309 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Mutants generated from the source of the functions the suites pin.
+
+The source is parsed with tree-sitter's C grammar; each operator below
+rewrites one node of a pinned function's body:
+
+  ror     a relational operator to its boundary (< <=, > >=) or == to !=
+  aor     an arithmetic operator (+ -, * /, % *, << >>, += -=, ++ --)
+  bor     a bitwise operator (& |, ^ &, &= |=)
+  lor     && to || and back
+  negate  the condition of an if, while or ?: negated
+  const   an integer constant to 0, 1, N+1, N-1; true and false swapped
+  delete  a statement deleted (a call, an assignment, an increment)
+  return  the returned value replaced (0, 1, true/false swapped)
+  swap    two adjacent arguments of a call, of the same declared type
+
+A mutant never adds or removes a line, so __LINE__ (WARN_ON's and
+BUG_ON's tables) is the same as in the original: that is what lets the
+compiled object be compared with the original's (tce.py).
+
+The same source gives the same mutants in the same order, each with an id
+made of the function, the line, the column and the operator, e.g.
+"do_sync_mmap_readahead:3160:13:ror:<=".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import random
+import re
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
+
+
+class PinnedError(Exception):
+	"""The list of pinned functions cannot be read, or names a function
+	that is not in the source."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Pinned:
+	"""A function a suite is responsible for."""
+	suite: str
+	path: str  # in the kernel tree, e.g. mm/filemap.c
+	function: str
+	# The arches its paths run on (x86_64 for large folios, say); none:
+	# every arch.
+	arches: Tuple[str, ...] = ()
+
+
+def parse_pinned(text: str, where: str = 'pinned') -> List[Pinned]:
+	"""SUITE | FILE | FUNCTION [| ARCH ...], one per line, '#' comments."""
+	out: List[Pinned] = []
+	for lineno, raw in enumerate(text.splitlines(), 1):
+		line = raw.split('#', 1)[0].strip()
+		if not line:
+			continue
+		parts = [p.strip() for p in line.split('|')]
+		if len(parts) not in (3, 4) or not all(parts[:3]):
+			raise PinnedError(f'{where}:{lineno}: want "SUITE | FILE | '
+					  f'FUNCTION [| ARCH ...]", got: {raw.strip()}')
+		arches = tuple(parts[3].split()) if len(parts) == 4 else ()
+		out.append(Pinned(parts[0], parts[1], parts[2], arches))
+	return out
+
+
+def load_pinned(path: Path) -> List[Pinned]:
+	try:
+		return parse_pinned(path.read_text(), str(path))
+	except OSError as e:
+		raise PinnedError(f'{path}: {e.strerror}') from None
+
+
+@dataclasses.dataclass(frozen=True)
+class Mutant:
+	"""One edit of one pinned function."""
+	path: str
+	function: str
+	line: int  # 1-based
+	column: int  # 1-based, in bytes
+	operator: str  # e.g. 'ror:<=', 'const:0', 'delete'
+	start: int  # byte offsets of the replaced text in the file
+	end: int
+	original: str
+	replacement: str
+
+	@property
+	def id(self) -> str:
+		return f'{self.function}:{self.line}:{self.column}:{self.operator}'
+
+	def apply(self, source: bytes) -> bytes:
+		return (source[:self.start] + self.replacement.encode() +
+			source[self.end:])
+
+	def diff(self, source: bytes) -> str:
+		"""The mutant as a unified diff of its file (for `patch -p1`)."""
+		old = source.decode(errors='surrogateescape').splitlines(True)
+		new = self.apply(source).decode(
+			errors='surrogateescape').splitlines(True)
+		return ''.join(difflib.unified_diff(
+			old, new, f'a/{self.path}', f'b/{self.path}', n=3))
+
+
+_ROR = {'<': '<=', '<=': '<', '>': '>=', '>=': '>', '==': '!=', '!=': '=='}
+_AOR = {'+': '-', '-': '+', '*': '/', '/': '*', '%': '*', '<<': '>>',
+	'>>': '<<', '+=': '-=', '-=': '+=', '<<=': '>>=', '>>=': '<<='}
+_BOR = {'&': '|', '|': '&', '^': '&', '&=': '|=', '|=': '&='}
+_LOR = {'&&': '||', '||': '&&'}
+_INT = re.compile(r'^(0[xX][0-9a-fA-F]+|[0-9]+)([uUlL]*)$')
+_DELETABLE = ('call_expression', 'assignment_expression', 'update_expression')
+
+
+def _parser() -> Any:
+	# tree-sitter is installed into the cache (deps.MUTANTS_PYPI).
+	import tree_sitter_c
+	from tree_sitter import Language, Parser
+	return Parser(Language(tree_sitter_c.language()))
+
+
+def _name(declarator: Any) -> Optional[str]:
+	while declarator is not None and declarator.type != 'identifier':
+		declarator = declarator.child_by_field_name('declarator')
+	return declarator.text.decode() if declarator is not None else None
+
+
+def functions(source: bytes) -> Dict[str, List[Any]]:
+	"""Every function definition of source, by name (a function defined
+	under #ifdef and #else has two)."""
+	found: Dict[str, List[Any]] = {}
+	stack = [_parser().parse(source).root_node]
+	while stack:
+		node = stack.pop()
+		if node.type == 'function_definition':
+			name = _name(node.child_by_field_name('declarator'))
+			if name:
+				found.setdefault(name, []).append(node)
+			continue
+		stack.extend(reversed(node.children))
+	for nodes in found.values():
+		nodes.sort(key=lambda n: n.start_byte)
+	return found
+
+
+def _declared_types(function: Any) -> Dict[str, str]:
+	"""The declared type of each parameter and local variable, as text."""
+	types: Dict[str, str] = {}
+	stack = [function]
+	while stack:
+		node = stack.pop()
+		if node.type in ('parameter_declaration', 'declaration'):
+			base = node.child_by_field_name('type')
+			for d in node.children_by_field_name('declarator'):
+				name = _name(d)
+				if name and base is not None:
+					stars = d.text.decode().split(name)[0].count('*')
+					types[name] = base.text.decode() + '*' * stars
+		stack.extend(node.children)
+	return types
+
+
+def _inside_error(node: Any, top: Any) -> bool:
+	while node is not None and node != top:
+		if node.type == 'ERROR' or node.is_missing:
+			return True
+		node = node.parent
+	return False
+
+
+def _int_variants(text: str) -> List[Tuple[str, str]]:
+	m = _INT.match(text)
+	if not m:
+		return []
+	value = int(m.group(1), 0)
+	out: List[Tuple[str, str]] = []
+	for op, new in (('const:0', 0), ('const:1', 1), ('const:+1', value + 1),
+			('const:-1', value - 1)):
+		if new != value and new >= 0 and \
+		   str(new) not in [v for _, v in out]:
+			out.append((op, str(new)))
+	return out
+
+
+def _edits(node: Any, types: Dict[str, str], source: bytes,
+	   returns_pointer: bool) -> Iterator[Tuple[Any, str, str]]:
+	"""(node to replace, operator, replacement) for one node."""
+	t = node.type
+	if t == 'update_expression':
+		op = node.child_by_field_name('operator')
+		if op is not None and op.text in (b'++', b'--'):
+			new = '--' if op.text == b'++' else '++'
+			yield op, f'aor:{new}', new
+	elif t in ('binary_expression', 'assignment_expression'):
+		op = node.child_by_field_name('operator')
+		if op is not None:
+			sym = op.text.decode()
+			for table, kind in ((_ROR, 'ror'), (_AOR, 'aor'),
+					    (_BOR, 'bor'), (_LOR, 'lor')):
+				if sym in table:
+					yield op, f'{kind}:{table[sym]}', table[sym]
+	elif t in ('if_statement', 'while_statement', 'conditional_expression'):
+		cond = node.child_by_field_name('condition')
+		if cond is not None:
+			text = cond.text.decode()
+			if cond.type == 'parenthesized_expression':
+				yield cond, 'negate', f'(!{text})'
+			else:
+				yield cond, 'negate', f'!({text})'
+	elif t == 'number_literal':
+		for op, new in _int_variants(node.text.decode()):
+			yield node, op, new
+	elif t in ('true', 'false'):
+		yield node, 'const:' + ('false' if t == 'true' else 'true'), \
+			'false' if t == 'true' else 'true'
+	elif t == 'expression_statement':
+		expr = node.named_children[0] if node.named_children else None
+		if expr is not None and expr.type in _DELETABLE:
+			# Keep the line breaks: the line numbers do not move.
+			keep = '\n' * node.text.decode().count('\n')
+			yield node, 'delete', ';' + keep
+	elif t == 'return_statement':
+		expr = node.named_children[0] if node.named_children else None
+		if expr is not None:
+			text = expr.text.decode()
+			keep = '\n' * text.count('\n')
+			if text in ('true', 'false'):
+				values: Tuple[str, ...] = ('false', 'true')
+			else:
+				# A pointer is replaced by NULL only.
+				values = ('0',) if returns_pointer else ('0', '1')
+			for new in values:
+				if new != text:
+					yield expr, f'return:{new}', new + keep
+	elif t == 'argument_list':
+		args = node.named_children
+		for a, b in zip(args, args[1:]):
+			same = (a.type == b.type == 'identifier' and
+				a.text != b.text and a.text.decode() in types and
+				types.get(a.text.decode()) == types.get(b.text.decode()))
+			if same:
+				yield _Span(a.start_byte, b.end_byte, a.start_point), \
+					'swap', (b.text + source[a.end_byte:b.start_byte] +
+						 a.text).decode()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Span:
+	"""Two sibling nodes and what lies between them, as one node."""
+	start_byte: int
+	end_byte: int
+	start_point: Tuple[int, int]
+
+
+def generate(source: bytes, path: str, function: str) -> List[Mutant]:
+	"""The mutants of every definition of function in source, in source
+	order."""
+	defs = functions(source).get(function)
+	if not defs:
+		raise PinnedError(f'{path}: no function {function}()')
+	out: List[Mutant] = []
+	seen: Set[Tuple[int, int, str]] = set()
+	for fn in defs:
+		body = fn.child_by_field_name('body')
+		types = _declared_types(fn)
+		returns_pointer = fn.child_by_field_name(
+			'declarator').type == 'pointer_declarator'
+		stack = [body]
+		nodes = []
+		while stack:
+			node = stack.pop()
+			nodes.append(node)
+			stack.extend(reversed(node.children))
+		for node in nodes:
+			if _inside_error(node, fn):
+				continue
+			for target, op, new in _edits(node, types, source,
+						      returns_pointer):
+				key = (target.start_byte, target.end_byte, op)
+				if key in seen:
+					continue
+				seen.add(key)
+				row, col = target.start_point
+				out.append(Mutant(
+					path, function, row + 1, col + 1, op,
+					target.start_byte, target.end_byte,
+					source[target.start_byte:target.end_byte].decode(),
+					new))
+	out.sort(key=lambda m: (m.start, m.end, m.operator))
+	return out
+
+
+def in_lines(mutants: Sequence[Mutant],
+	     changed: Dict[str, Set[int]]) -> List[Mutant]:
+	"""The mutants on changed lines (path -> line numbers)."""
+	return [m for m in mutants if m.line in changed.get(m.path, set())]
+
+
+def sample(mutants: Sequence[Mutant], n: int, seed: int) -> List[Mutant]:
+	"""n mutants drawn with seed, kept in their order."""
+	if n >= len(mutants):
+		return list(mutants)
+	chosen = set(random.Random(seed).sample(range(len(mutants)), n))
+	return [m for i, m in enumerate(mutants) if i in chosen]
+
+
+def shard(mutants: Sequence[Mutant], k: int, n: int) -> List[Mutant]:
+	"""Shard k of n (0-based, as cargo-mutants --shard K/N): every n-th
+	mutant from the k-th."""
+	return list(mutants[k::n])

@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`mutants --generated`: classification, the table, the JSON and its
+merge, --in-diff's lines (generated.py), and TCE (tce.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mmkunit import generated as gen
+from mmkunit import mutagen
+from mmkunit import runner
+from mmkunit import tce
+
+P, F, E = runner.Status.PASS, runner.Status.FAIL, runner.Status.ERROR
+
+
+def mutant(function: str = 'f', line: int = 3) -> mutagen.Mutant:
+	return mutagen.Mutant('mm/x.c', function, line, 5, 'ror:<=', 0, 1,
+			      '<', '<=')
+
+
+def run(tmp_path: Path, *cases: runner.CaseResult, code: int = 0,
+	out: str = '') -> runner.RunResult:
+	(tmp_path / 'kunit.out').write_text(out)
+	return runner.RunResult(code, list(cases), tmp_path, booted=bool(cases))
+
+
+def test_classify(tmp_path: Path) -> None:
+	m = mutant()
+	c = runner.CaseResult
+	assert gen.classify(m, run(tmp_path, c('s.a', P), c('s.b', F), code=1),
+			    60).outcome == gen.Outcome.KILLED
+	crashed = gen.classify(m, run(tmp_path, c('s.a', E), code=1), 60)
+	assert crashed.outcome == gen.Outcome.CRASHED and crashed.tests == ['s.a']
+	timeout = gen.classify(m, run(tmp_path, c('s.a', E), code=1,
+				      out="Command 'x' timed out after 60 seconds"),
+			       60)
+	assert timeout.outcome == gen.Outcome.TIMEOUT
+	assert gen.classify(m, run(tmp_path, c('s.a', P)), 60).outcome == \
+		gen.Outcome.SURVIVED
+	assert gen.classify(m, run(tmp_path, code=1), 60).outcome == \
+		gen.Outcome.UNVIABLE
+	assert all(o.killed for o in (gen.Outcome.KILLED, gen.Outcome.CRASHED,
+				      gen.Outcome.TIMEOUT))
+
+
+def scored(function: str, *outcomes: gen.Outcome) -> list:
+	return [gen.Scored(mutant(function, n), o, diff='--- a\n+++ b\n-x\n+y\n')
+		for n, o in enumerate(outcomes, 1)]
+
+
+def test_score_per_function_and_threshold() -> None:
+	O = gen.Outcome
+	rs = scored('f', *[O.KILLED] * 18, O.CRASHED, O.SURVIVED, O.UNVIABLE,
+		    O.EQUIVALENT) + scored('g', O.KILLED, O.TIMEOUT, O.NOT_HERE)
+	rows = {r.function: r for r in gen.rows(rs)}
+	assert (rows['f'].generated, rows['f'].killed, rows['f'].survived,
+		rows['f'].unviable, rows['f'].equivalent) == (22, 19, 1, 1, 1)
+	assert rows['f'].score == pytest.approx(95.0)
+	assert rows['g'].generated == 2 and rows['g'].score == 100.0
+	assert gen.passes(rs)
+	assert not gen.passes(rs + scored('f', O.SURVIVED))
+	text = gen.report(rs)
+	assert '  f:20:5:ror:<=' in text and '    -x' in text
+	assert 'LOW' not in text
+	assert '95% LOW' not in gen.report(rs) and 'LOW' in \
+		gen.report(rs + scored('f', O.SURVIVED))
+
+
+def test_json_round_trip_and_merge(tmp_path: Path,
+				   capsys: pytest.CaptureFixture[str]) -> None:
+	O = gen.Outcome
+	a, b = scored('f', O.KILLED, O.SURVIVED), scored('g', O.EQUIVALENT)
+	for name, rs in (('a.json', a), ('b.json', b)):
+		(tmp_path / name).write_text(json.dumps(
+			{'arch': 'um', 'mutants': [r.to_json() for r in rs]}))
+	back = gen.Scored.from_json(a[1].to_json())
+	assert (back.mutant.id, back.outcome) == (a[1].mutant.id, O.SURVIVED)
+	assert gen.merge([tmp_path / 'a.json', tmp_path / 'b.json']) == 1
+	out = capsys.readouterr().out
+	assert 'f:2:5:ror:<=' in out and '50% LOW' in out
+
+
+def test_changed_lines_and_moved_lines() -> None:
+	diff = ('diff --git a/mm/x.c b/mm/x.c\n--- a/mm/x.c\n+++ b/mm/x.c\n'
+		'@@ -3,0 +4,2 @@\n+new\n+new2\n@@ -9 +11 @@\n-old\n+changed\n')
+	assert gen.changed_lines(diff) == {'mm/x.c': {4, 5, 11}}
+	old = 'a\nb\nc\nd\n'
+	new = 'a\ninserted\nb\nc\nd\n'
+	assert gen.moved_lines(old, new, {2, 4}) == {3, 5}
+
+
+def test_equivalent_list(tmp_path: Path) -> None:
+	(tmp_path / 'equivalent').write_text('# c\nf:1:2:ror:<= | why not\n')
+	assert gen.load_equivalent(tmp_path / 'equivalent') == \
+		{'f:1:2:ror:<=': 'why not'}
+	(tmp_path / 'equivalent').write_text('f:1:2:ror:<=\n')
+	with pytest.raises(Exception, match='want "ID | reason"'):
+		gen.load_equivalent(tmp_path / 'equivalent')
+
+
+@pytest.mark.skipif(not shutil.which('gcc') or not shutil.which('objcopy'),
+		    reason='needs gcc and binutils')
+def test_tce_tells_same_code_from_different(tmp_path: Path) -> None:
+	"""The unit is compiled with its saved kbuild command; a change that
+	compiles to the same code is SAME, one that does not, DIFFERENT."""
+	src = tmp_path / 'src/mm'
+	src.mkdir(parents=True)
+	build = tmp_path / 'build/mm'
+	build.mkdir(parents=True)
+	c = src / 'x.c'
+	c.write_text('int f(int a)\n{\n\treturn a < 3 ? 1 : 0;\n}\n')
+	(build / '.x.o.cmd').write_text(
+		f'savedcmd_mm/x.o := gcc -Wp,-MMD,mm/.x.o.d -O2 -g -c -o mm/x.o {c}\n'
+		'\nsource_mm/x.o := x\n')
+	comparer = tce.Comparer(tmp_path / 'build')
+	comparer.original('mm/x.o')
+	c.write_text('int f(int a)\n{\n\treturn a <= 2 ? 1 : 0;\n}\n')
+	assert comparer.compare('mm/x.o')[0] == tce.Compiled.SAME
+	c.write_text('int f(int a)\n{\n\treturn a <= 3 ? 1 : 0;\n}\n')
+	assert comparer.compare('mm/x.o')[0] == tce.Compiled.DIFFERENT
+	c.write_text('int f(int a)\n{\n\treturn a <= ;\n}\n')
+	same, why = comparer.compare('mm/x.o')
+	assert same == tce.Compiled.FAILED and 'error' in why
+	assert not (build / 'x.o').exists()
+	comparer.close()
