@@ -166,8 +166,10 @@ def moved_lines(old: str, new: str, lines: Set[int]) -> Set[int]:
 
 
 def select(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
-	   pinned: Sequence[mutagen.Pinned]) -> List[mutagen.Mutant]:
-	"""The mutants of the pinned functions, narrowed as asked."""
+	   pinned: Sequence[mutagen.Pinned]
+	   ) -> Tuple[List[mutagen.Mutant], Dict[str, bytes]]:
+	"""The mutants of the pinned functions, narrowed as asked, and the
+	sources they were made from (the tree with the series)."""
 	chosen = [p for p in pinned if not req.mutants or p.function in req.mutants]
 	unknown = set(req.mutants) - {p.function for p in pinned}
 	if unknown:
@@ -197,7 +199,7 @@ def select(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 		found = mutagen.sample(found, req.sample, req.seed)
 	if req.shard:
 		found = mutagen.shard(found, *req.shard)
-	return found
+	return found, sources
 
 
 def run_generated(s: Session, req: MutantsRequest) -> int:
@@ -213,7 +215,7 @@ def run_generated(s: Session, req: MutantsRequest) -> int:
 	tree = s.prepared_tree()
 	with tree.locked():
 		s.prepare(tree)
-	found = select(s, req, tree, pinned)
+	found, sources = select(s, req, tree, pinned)
 	here = {p.function for p in pinned if not p.arches or arch in p.arches}
 	arches = {p.function: p.arches for p in pinned}
 	results = s.results_dir(f'{arch}-generated')
@@ -229,8 +231,7 @@ def run_generated(s: Session, req: MutantsRequest) -> int:
 
 	def job(m: mutagen.Mutant) -> jobs.Job:
 		def run(t: trees.PreparedTree) -> Scored:
-			source = (t.src / m.path).read_bytes()
-			diff = m.diff(source)
+			diff = m.diff(sources[m.path])
 			if m.function not in here:
 				return Scored(m, Outcome.NOT_HERE, diff=diff,
 					      detail='scored on ' + ' '.join(
