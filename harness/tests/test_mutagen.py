@@ -111,3 +111,21 @@ def test_the_pinned_list_names_each_function_once() -> None:
 	pinned = mutagen.load_pinned(REPO / 'kernel/pinned')
 	assert len(pinned) >= 15
 	assert len({p.function for p in pinned}) == len(pinned)
+
+
+def test_readme_shows_the_pinned_list() -> None:
+	"""README's table of pinned functions is kernel/pinned, grouped by
+	suite and file, in its order."""
+	from conftest import REPO
+	pinned = mutagen.load_pinned(REPO / 'kernel/pinned')
+	rows: List[str] = []
+	for p in pinned:
+		fn = f'`{p.function}()`' + (f' ({" ".join(p.arches)})' if p.arches else '')
+		head = f'| `{p.suite}` | {p.path} | '
+		if rows and rows[-1].startswith(head):
+			rows[-1] = rows[-1][:-2] + f', {fn} |'
+		else:
+			rows.append(head + fn + ' |')
+	readme = (REPO / 'README.md').read_text()
+	table = readme.split('<!-- pinned')[1].split('<!-- end pinned')[0]
+	assert [l for l in table.splitlines() if l.startswith('| `')] == rows
