@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Dict
+from typing import Any, Dict, List
 
 import pytest
 
@@ -176,3 +177,44 @@ def run_cli(*args: str, env: Dict[str, str] = {},
 	return subprocess.run([str(REPO / 'run_kunit.sh'), *args], cwd=cwd,
 			      env=full_env, capture_output=True, text=True,
 			      timeout=120)
+
+
+# Saved kunit.py runs of the swap suite, passing and failing.
+PASS_RUN = FIXTURES / 'kunit/swap-pass'
+FAIL_RUN = FIXTURES / 'kunit/swap-fail'
+
+
+def env_for(overlay_dir: Path, run: Path) -> Dict[str, str]:
+	"""The environment that points run_kunit.sh at the fake overlay and
+	makes the fake kunit.py replay run."""
+	return {'MM_KUNIT_OVERLAY': str(overlay_dir), 'FAKE_KUNIT_RUN': str(run)}
+
+
+def results_dir(stdout: str) -> Path:
+	"""The results directory a run printed."""
+	m = re.search(r'^mm-kunit: results in (.+)$', stdout, re.M)
+	assert m, stdout
+	return Path(m.group(1))
+
+
+def git(repo: Path, *args: str) -> str:
+	"""git in repo, committing as a fixed identity; its output, stripped."""
+	env = dict(os.environ, GIT_AUTHOR_NAME='t', GIT_AUTHOR_EMAIL='t@e',
+		   GIT_COMMITTER_NAME='t', GIT_COMMITTER_EMAIL='t@e')
+	return subprocess.run(['git', '-C', str(repo), *args], env=env,
+			      check=True, capture_output=True,
+			      text=True).stdout.strip()
+
+
+def suites_ktap(suites: Dict[str, List[str]], finished: bool) -> List[Any]:
+	"""KTAP of suites whose tests passed; without the last suite's result
+	line unless finished (the kernel died after its last test's line)."""
+	from mmkunit import ktap
+	out = ['KTAP version 1', f'1..{len(suites)}']
+	for n, (suite, tests) in enumerate(suites.items(), 1):
+		out += ['    KTAP version 1', f'    # Subtest: {suite}',
+			f'    1..{len(tests)}']
+		out += [f'    ok {i} {t}' for i, t in enumerate(tests, 1)]
+		if finished or n < len(suites):
+			out.append(f'ok {n} {suite}')
+	return ktap.ktap_lines('\n'.join(out) + '\n')

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, FOO_C, snapshot
+from conftest import FOO_C, REPO, snapshot
 from mmkunit import overlay as ov
 from mmkunit import trees
 
@@ -294,3 +294,18 @@ def test_overlay_is_a_snapshot(overlay_dir: Path, kernel_tree: Path) -> None:
 	files = ov.stage(o, kernel_tree)
 	assert files['mm/tests/foo_kunit.h'] == b'/* tests of foo */\n'
 	assert b'tests/foo_kunit.h' in files['mm/foo.c']
+
+
+def test_overlay_without_and_fixes(overlay_dir: Path) -> None:
+	(overlay_dir / 'expected').write_text(
+		'# comment\nfails | foo.* | 0001-mm-foo-add-tests.patch\n'
+		'fails | bar.* | an upstream fix the kernel lacks\n')
+	o = ov.Overlay.load(overlay_dir)
+	assert o.fixes() == {'0001-mm-foo-add-tests.patch': ('foo.*',)}
+	w = o.without(['0001-mm-foo-add-tests.patch'])
+	assert w.patches == () and w.files == ()
+	with pytest.raises(ov.OverlayError, match='not in the series'):
+		o.without(['0009-nope.patch'])
+	(overlay_dir / 'expected').write_text('fails | foo | 0009-nope.patch\n')
+	with pytest.raises(ov.OverlayError, match='not in the series'):
+		ov.Overlay.load(overlay_dir).fixes()

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Missing tools, and exporting the series for `git am`."""
+"""The series for `git am`, and its checks (export.py)."""
 
 from __future__ import annotations
 
@@ -7,90 +7,15 @@ import os
 import subprocess
 import time
 from pathlib import Path
-from typing import List, Optional
 
 import pytest
 
-from conftest import snapshot
-from mmkunit import deps
+from conftest import git, snapshot
 from mmkunit import export as ex
 from mmkunit import overlay as ov
 
+
 WHO = ex.Identity('A U Thor', 'author@example.org')
-
-
-def which_none_of(*missing: str):
-	def which(cmd: str) -> Optional[str]:
-		return None if cmd in missing else f'/usr/bin/{cmd}'
-	return which
-
-
-def test_nothing_missing_installs_nothing(monkeypatch) -> None:
-	calls: List[List[str]] = []
-	monkeypatch.setattr(deps.subprocess, 'run',
-			    lambda cmd, **kw: calls.append(cmd))
-	deps.ensure([deps.Requirement('flex', command='flex')],
-		    which=which_none_of(), euid=0)
-	assert calls == []
-
-
-def test_missing_as_user_prints_the_install_command() -> None:
-	reqs = [deps.Requirement('flex', command='flex'),
-		deps.Requirement('bison', command='bison'),
-		deps.Requirement('gcc', command='gcc')]
-	with pytest.raises(deps.MissingDependencies) as e:
-		deps.ensure(reqs, which=which_none_of('flex', 'bison'), euid=1000)
-	assert e.value.packages == ['flex', 'bison']
-	assert ('apt-get update && apt-get install -y --no-install-recommends '
-		'flex bison') in str(e.value)
-
-
-def test_missing_as_root_installs_them(monkeypatch) -> None:
-	installed: List[str] = []
-	calls: List[List[str]] = []
-
-	def run(cmd: List[str], **kw) -> None:
-		calls.append(cmd)
-		if cmd[:2] == ['apt-get', 'install']:
-			installed.extend(c for c in cmd if not c.startswith('-') and
-					 c not in ('apt-get', 'install'))
-
-	def which(cmd: str) -> Optional[str]:
-		return f'/usr/bin/{cmd}' if cmd in installed else None
-
-	monkeypatch.setattr(deps.subprocess, 'run', run)
-	deps.ensure([deps.Requirement('flex', command='flex')], which=which, euid=0)
-	assert calls[0][:2] == ['apt-get', 'update']
-	assert calls[1][:2] == ['apt-get', 'install'] and 'flex' in calls[1]
-
-
-def test_install_that_does_not_help_is_an_error(monkeypatch) -> None:
-	monkeypatch.setattr(deps.subprocess, 'run', lambda cmd, **kw: None)
-	with pytest.raises(deps.MissingDependencies, match='flex'):
-		deps.ensure([deps.Requirement('flex', command='flex')],
-			    which=which_none_of('flex'), euid=0)
-
-
-def test_no_install_refuses_even_as_root() -> None:
-	with pytest.raises(deps.MissingDependencies):
-		deps.ensure([deps.Requirement('flex', command='flex')],
-			    which=which_none_of('flex'), euid=0, allow_install=False)
-
-
-def test_file_requirement(tmp_path: Path) -> None:
-	req = deps.Requirement('linux-source-6.12', path=tmp_path / 'x.tar.xz')
-	assert deps.missing([req]) == ['linux-source-6.12']
-	(tmp_path / 'x.tar.xz').write_text('')
-	assert deps.missing([req]) == []
-
-
-# --- export -----------------------------------------------------------------
-
-def git(repo: Path, *args: str) -> str:
-	env = dict(os.environ, GIT_AUTHOR_NAME='t', GIT_AUTHOR_EMAIL='t@e',
-		   GIT_COMMITTER_NAME='t', GIT_COMMITTER_EMAIL='t@e')
-	return subprocess.run(['git', *args], cwd=repo, env=env, check=True,
-			      capture_output=True, text=True).stdout
 
 
 def test_export_gives_git_am_series_with_new_files(

@@ -1,0 +1,212 @@
+# SPDX-License-Identifier: GPL-2.0
+"""run_kunit.sh end to end on a fake kernel tree (cli.py, plan.py,
+session.py).
+
+The fake tree's kunit.py replays a saved run from fixtures/kunit/: the
+harness's handling of passing, failing and broken runs is tested without a
+kernel build.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Tuple
+
+import pytest
+
+from conftest import FAIL_RUN, FIXTURES, PASS_RUN, env_for, results_dir, run_cli, snapshot
+
+
+def test_run_passing(overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	before = snapshot(kernel_tree)
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c'),
+		    '--no-install', env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 0, p.stdout + p.stderr
+	assert p.stdout.splitlines()[-1] == 'mm-kunit: 38 passed, 0 failed, 0 skipped'
+	assert 'fake kunit.py: replaying swap-pass' in p.stdout
+	res = results_dir(p.stdout)
+	assert json.loads((res / 'results.json').read_text())['sub_groups']
+	assert (res / 'ktap.log').read_text().startswith('KTAP version 1\n')
+	assert (res / 'console.log').is_file() and (res / 'kunit.out').is_file()
+	junit = ET.parse(res / 'junit.xml').getroot()
+	assert (junit.get('tests'), junit.get('failures')) == ('38', '0')
+	kcidb = json.loads((res / 'kcidb.json').read_text())
+	assert len(kcidb['tests']) == 38
+	assert kcidb['builds'][0]['architecture'] == 'um'
+	assert snapshot(kernel_tree) == before
+
+
+@pytest.mark.parametrize('flags, ccache', [((), True), (('--no-ccache',), False)])
+def test_run_compiles_through_ccache(overlay_dir: Path, kernel_tree: Path,
+				     tmp_path: Path, flags: Tuple[str, ...],
+				     ccache: bool) -> None:
+	cache = tmp_path / 'c'
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(cache),
+		    '--no-install', *flags, env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 0, p.stderr
+	argv = next(cache.glob('trees/*/build-um/kunit-argv.txt')).read_text()
+	assert ('--make_options=CC=ccache gcc' in argv) == ccache
+	assert ('--make_options=HOSTCC=ccache gcc' in argv) == ccache
+
+
+def test_run_failing(overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c'),
+		    '--no-install', env=env_for(overlay_dir, FAIL_RUN))
+	assert p.returncode == 1
+	assert ('mm-kunit: FAIL: mm_swap_readahead.swapin_nr_pages_test.'
+		'no hits, adjacent backward') in p.stdout
+	assert p.stdout.splitlines()[-1] == 'mm-kunit: 37 passed, 1 failed, 0 skipped'
+	failures = ET.parse(results_dir(p.stdout) / 'junit.xml').findall('.//failure')
+	assert len(failures) == 1
+	assert 'swap_state_kunit.h:224' in failures[0].get('message')
+
+
+def test_run_without_results(overlay_dir: Path, kernel_tree: Path,
+			     tmp_path: Path) -> None:
+	broken = tmp_path / 'broken-run'
+	broken.mkdir()
+	(broken / 'exit-code').write_text('1\n')
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c'),
+		    '--no-install', env=env_for(overlay_dir, broken))
+	assert p.returncode == 1
+	assert 'kunit.py exited 1 without results' in p.stderr
+	assert p.stdout.splitlines()[-1] == 'mm-kunit: 0 passed, 0 failed, 0 skipped'
+
+
+def test_run_passes_filter_and_kunit_args(overlay_dir: Path, kernel_tree: Path,
+					  tmp_path: Path) -> None:
+	cache = tmp_path / 'c'
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(cache),
+		    '--no-install', 'mm_swap*', '--', '--timeout=60',
+		    env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 0, p.stderr
+	argv = next(cache.glob('trees/*/build-um/kunit-argv.txt')).read_text()
+	assert '--kunitconfig=mm/tests' in argv
+	assert '--arch=um' in argv
+	assert argv.rstrip().endswith('--timeout=60 mm_swap*')
+
+
+def test_run_rejects_non_kernel_tree(overlay_dir: Path, tmp_path: Path) -> None:
+	(tmp_path / 'notakernel').mkdir()
+	p = run_cli('--kernel', str(tmp_path / 'notakernel'), '--cache',
+		    str(tmp_path / 'c'), '--no-install',
+		    env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 2
+	assert 'not a kernel source tree' in p.stderr
+
+
+def test_run_patch_does_not_apply(overlay_dir: Path, kernel_tree: Path,
+				  tmp_path: Path) -> None:
+	(kernel_tree / 'mm/foo.c').write_text('rewritten upstream\n')
+	before = snapshot(kernel_tree)
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c'),
+		    '--no-install', env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 2
+	assert '0001-mm-foo-add-tests.patch does not apply to mm/foo.c' in p.stderr
+	assert snapshot(kernel_tree) == before
+	assert not list((tmp_path / 'c').glob('trees/*/src'))
+
+
+def test_in_place_applies_then_leaves_tree_alone_on_failure(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	p = run_cli('prepare', '--kernel', str(kernel_tree), '--in-place',
+		    '--cache', str(tmp_path / 'c'), '--no-install',
+		    env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 0, p.stderr
+	assert 'kunit.py run --kunitconfig=mm/tests' in p.stdout
+	assert (kernel_tree / 'mm/tests/foo_kunit.h').is_file()
+	# Again: recognised as applied, nothing to do.
+	p = run_cli('prepare', '--kernel', str(kernel_tree), '--in-place',
+		    '--cache', str(tmp_path / 'c'), '--no-install',
+		    env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 0 and '(0 files written)' in p.stdout
+	# Copy mode on the same tree takes the applied series as it is.
+	applied = snapshot(kernel_tree)
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c'),
+		    '--no-install', env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 0, p.stdout + p.stderr
+	assert 'already holds the series (applied in place)' in p.stderr
+	assert snapshot(kernel_tree) == applied
+	# A series that does not apply: named, and the tree is not touched.
+	(kernel_tree / 'mm/Kconfig').write_text('menu "x"\nendmenu\n')
+	before = snapshot(kernel_tree)
+	p = run_cli('prepare', '--kernel', str(kernel_tree), '--in-place',
+		    '--no-install', '--cache', str(tmp_path / 'c'),
+		    env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 2
+	assert 'does not apply to mm/Kconfig' in p.stderr
+	assert snapshot(kernel_tree) == before
+
+
+def test_in_place_needs_kernel() -> None:
+	p = run_cli('--in-place')
+	assert p.returncode == 2 and '--in-place needs --kernel' in p.stderr
+
+
+def test_missing_tools_without_root_rights(overlay_dir: Path, kernel_tree: Path,
+					   tmp_path: Path) -> None:
+	bin_dir = tmp_path / 'bin'
+	bin_dir.mkdir()
+	for tool in ('bash', 'python3', 'dirname', 'id', 'env'):
+		os.symlink(shutil.which(tool), bin_dir / tool)
+	env = env_for(overlay_dir, PASS_RUN)
+	env['PATH'] = str(bin_dir)
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c'),
+		    '--no-install', env=env)
+	assert p.returncode == 2
+	assert 'missing Debian packages: gcc make' in p.stderr
+	assert 'apt-get install -y --no-install-recommends gcc make' in p.stderr
+
+
+def test_export_command(overlay_dir: Path, kernel_tree: Path,
+			tmp_path: Path) -> None:
+	p = run_cli('export', '--kernel', str(kernel_tree), '-o',
+		    str(tmp_path / 'out'), '--no-install',
+		    env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 0, p.stderr
+	assert (tmp_path / 'out/0001-mm-foo-add-tests.patch').is_file()
+
+
+def test_help() -> None:
+	p = run_cli('--help')
+	assert p.returncode == 0 and 'commands (default: run)' in p.stdout
+
+
+def test_run_with_a_named_config(overlay_dir: Path, kernel_tree: Path,
+				 tmp_path: Path) -> None:
+	cache = tmp_path / 'c'
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(cache),
+		    '--no-install', '--config', 'nope',
+		    env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 2
+	assert 'no um-nope.config in' in p.stderr
+	if not shutil.which('qemu-system-x86_64'):
+		pytest.skip('qemu-system-x86 not installed')
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(cache),
+		    '--no-install', '--arch', 'x86_64', '--config', 'refs',
+		    env=dict(env_for(overlay_dir, PASS_RUN), MM_KUNIT_KVM='0'))
+	assert p.returncode == 0, p.stdout + p.stderr
+	argv = next(cache.glob('trees/*/build-x86_64-refs/kunit-argv.txt')).read_text()
+	assert '/kunit-configs/x86_64.config' in argv
+	assert '/kunit-configs/x86_64-refs.config' in argv
+
+
+def test_run_reparses_without_interleaved_kernel_lines(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c'),
+		    '--no-install', env=env_for(overlay_dir, FIXTURES / 'kunit/x86-interleaved'))
+	res = results_dir(p.stdout)
+	argv = (res / 'kunit-argv.txt').read_text()
+	assert argv.startswith('parse --json=')
+	assert argv.rstrip().endswith('ktap-parsed.log')
+	parsed = (res / 'ktap-parsed.log').read_text()
+	assert 'input: AT Raw Set 2 keyboard' not in parsed
+	assert 'input: AT Raw Set 2 keyboard' in (res / 'ktap.log').read_text()
+	# A run without such lines is parsed once, by kunit.py run.
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c2'),
+		    '--no-install', env=env_for(overlay_dir, PASS_RUN))
+	assert not (results_dir(p.stdout) / 'ktap-parsed.log').exists()

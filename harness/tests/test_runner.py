@@ -1,0 +1,166 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Running kunit.py and reading its results (runner.py): kunit.py's JSON,
+the KTAP, kernel warnings, build errors, and a kernel that dies mid-run,
+whose remaining tests run in further boots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+import pytest
+
+from conftest import FAIL_RUN, PASS_RUN, suites_ktap
+from mmkunit import ktap
+from mmkunit import runner
+
+
+def test_parse_kunit_json_flattens_rows() -> None:
+	cases = runner.parse_kunit_json((PASS_RUN / 'results.json').read_text())
+	assert len(cases) == 38
+	assert all(c.status == runner.Status.PASS for c in cases)
+	names = [c.name for c in cases]
+	assert ('mm_swap_readahead.swapin_nr_pages_test.'
+		'no hits, adjacent forward') in names
+	assert 'mm_swap_readahead.swap_cache_get_folio_vma_hit_test' in names
+	assert len(set(names)) == len(names)
+
+
+def test_parse_kunit_json_failures() -> None:
+	cases = runner.parse_kunit_json((FAIL_RUN / 'results.json').read_text())
+	failed = [c.name for c in cases if c.status == runner.Status.FAIL]
+	assert failed == ['mm_swap_readahead.swapin_nr_pages_test.'
+			  'no hits, adjacent backward']
+
+
+@pytest.mark.parametrize('text, message', [
+	('{', 'not valid JSON'),
+	('[]', 'not a kunit.py result'),
+	('{"sub_groups": [{"name": "s", "test_cases": [{"name": "t"}]}]}',
+	 'bad test case'),
+	('{"sub_groups": [{"name": "s", "test_cases": '
+	 '[{"name": "t", "status": "MAYBE"}]}]}', 'bad test case'),
+])
+def test_parse_kunit_json_rejects_bad_input(text: str, message: str) -> None:
+	with pytest.raises(runner.ResultsError, match=message):
+		runner.parse_kunit_json(text)
+
+
+def test_extract_ktap_strips_console_prefix() -> None:
+	console = ('[    0.1] booting\n'
+		   '[    0.2] KTAP version 1\n'
+		   '[    0.2] 1..1\n'
+		   '[    0.3] ok 1 suite\n'
+		   'reboot: System halted\n'
+		   'after the end\n')
+	assert runner.extract_ktap(console) == 'KTAP version 1\n1..1\nok 1 suite\n'
+	assert runner.extract_ktap('no tests here\n') == ''
+
+
+def test_run_result_ok_and_summary(tmp_path: Path) -> None:
+	P, F, S = runner.Status.PASS, runner.Status.FAIL, runner.Status.SKIP
+	r = runner.RunResult(0, [runner.CaseResult('a', P),
+				 runner.CaseResult('b', S)], tmp_path)
+	assert r.ok and r.summary() == 'mm-kunit: 1 passed, 0 failed, 1 skipped'
+	r.cases.append(runner.CaseResult('c', F))
+	assert not r.ok and r.summary() == 'mm-kunit: 1 passed, 1 failed, 1 skipped'
+	assert not runner.RunResult(0, [], tmp_path).ok  # no test ran
+	assert not runner.RunResult(1, [runner.CaseResult('a', P)], tmp_path).ok
+
+
+def test_kernel_warnings_during_tests_fail_the_run(tmp_path: Path) -> None:
+	ktap = runner.extract_ktap((PASS_RUN / 'console.log').read_text())
+	assert runner.kernel_complaints(ktap) == [], 'boot warnings are not ours'
+	noisy = ktap.replace('    # Subtest: mm_swap_readahead\n',
+			     '    # Subtest: mm_swap_readahead\n'
+			     'WARNING: CPU: 0 PID: 78 at mm/swap_state.c:120 x+0x1/0x2\n'
+			     'BUG: Bad page state in process kunit_try_catch  pfn:1234\n'
+			     'WARNING: suspicious RCU usage\n'
+			     'WARNING: possible circular locking dependency detected\n'
+			     'BUG: KASAN: slab-use-after-free in foo+0x1/0x2\n'
+			     'pagealloc: memory corruption\n'
+			     'list_del corruption. next->prev should be 0000\n'
+			     'ODEBUG: free active (active state 0) object: 0000\n')
+	assert runner.kernel_complaints(noisy) == [
+		'WARNING: CPU: 0 PID: 78 at mm/swap_state.c:120',
+		'BUG: Bad page state in process kunit_try_catch  pfn:1234',
+		'WARNING: suspicious RCU usage',
+		'WARNING: possible circular locking dependency detected',
+		'BUG: KASAN: slab-use-after-free in foo+0x1/0x2',
+		'pagealloc: memory corruption',
+		'list_del corruption. next->prev should be 0000',
+		'ODEBUG: free active (active state 0) object: 0000']
+	r = runner.RunResult(0, [runner.CaseResult('a', runner.Status.PASS)],
+			     tmp_path, complaints=['WARNING: x'])
+	assert not r.ok
+
+
+def test_build_errors_name_the_compiler_errors(tmp_path: Path) -> None:
+	(tmp_path / 'kunit.out').write_text(
+		'$ make ...\nERROR:root:In file included from ../src/mm/filemap.c:4514:\n'
+		'../src/mm/tests/filemap_kunit.h:492:13: error: assignment of '
+		'read-only variable \u2018vmf\u2019\n'
+		'make[4]: *** [scripts/Makefile.build:234: mm/filemap.o] Error 1\n')
+	assert runner.build_errors(tmp_path) == [
+		'../src/mm/tests/filemap_kunit.h:492:13: error: assignment of '
+		'read-only variable \u2018vmf\u2019']
+	assert runner.build_errors(tmp_path / 'missing') == []
+
+
+P, E = runner.Status.PASS, runner.Status.ERROR
+
+
+LISTED = ['s1.a', 's1.b', 's1.c', 's2.x', 's2.y', 's3.z']
+
+
+def _result(tmp_path: Path, suites: Dict[str, List[str]]) -> runner.RunResult:
+	return runner.RunResult(
+		0 if suites else 1,
+		[runner.CaseResult(f'{s}.{t}', P) for s, ts in suites.items()
+		 for t in ts], tmp_path, booted=True)
+
+
+def test_run_the_rest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	# Boot 1 died in s1.b; boot 2 (s1.c) ran; boot 3 (s2) died in s2.x;
+	# boot 4 (s2.y) and boot 5 (s3) ran.
+	boots: Dict[str, Tuple[Dict[str, List[str]], bool]] = {
+		's1.c': ({'s1': ['c']}, True),
+		's2': ({}, False),
+		's2.y': ({'s2': ['y']}, True),
+		's3': ({'s3': ['z']}, True),
+	}
+	globs: List[str] = []
+
+	def run_once(tree: Path, build: Path, opts: runner.RunOptions,
+		     res: Path, prebuilt_config: bool = False,
+		     exec_only: bool = False
+		     ) -> Tuple[runner.RunResult, List[ktap.KtapLine]]:
+		assert exec_only and opts.filter_glob
+		globs.append(opts.filter_glob)
+		suites, finished = boots[opts.filter_glob]
+		return _result(res, suites), suites_ktap(suites, finished)
+
+	monkeypatch.setattr(runner, '_run_once', run_once)
+	monkeypatch.setattr(runner, 'list_tests', lambda *a: LISTED)
+	first = _result(tmp_path, {'s1': ['a']})
+	first.kunit_returncode = 1
+	first.cases.append(runner.CaseResult('s1.', E))  # kunit.py's placeholder
+	merged = runner._run_the_rest(tmp_path, tmp_path, runner.RunOptions(),
+				      first, suites_ktap({'s1': ['a']}, False))
+	assert globs == ['s1.c', 's2', 's2.y', 's3']
+	assert [(c.name, c.status) for c in merged.cases] == [
+		('s1.a', P), ('s1.b', E), ('s1.c', P), ('s2.x', E), ('s2.y', P),
+		('s3.z', P)]
+	assert 'the kernel died in this test' in merged.cases[1].log
+	assert merged.boots == 5 and not merged.ok
+
+
+def test_a_crash_in_the_last_test_needs_no_boot(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	monkeypatch.setattr(runner, 'list_tests', lambda *a: ['s1.a', 's1.b'])
+	first = _result(tmp_path, {'s1': ['a']})
+	merged = runner._run_the_rest(tmp_path, tmp_path, runner.RunOptions(),
+				      first, suites_ktap({'s1': ['a']}, False))
+	assert [(c.name, c.status) for c in merged.cases] == [('s1.a', P),
+							       ('s1.b', E)]
+	assert merged.boots == 1

@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Prepared trees and their copies (trees.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def test_clone_from_rewrites_paths_keeps_times(tmp_path: Path) -> None:
+	from mmkunit import trees
+	a = trees.PreparedTree('k', tmp_path / 'pristine', tmp_path / 'trees/k')
+	(a.src / 'mm').mkdir(parents=True)
+	(a.src / 'Makefile').write_text('all:\n')
+	(a.src / 'mm/foo.c').write_text('int foo;\n')
+	a._save_state({'source': str(a.source), 'files': ['mm/foo.c']})
+	build = a.build_dir('um')
+	(build / 'mm').mkdir(parents=True)
+	(build / '.config').write_text('CONFIG_X=y\n')
+	cmd = build / 'mm/.foo.o.cmd'
+	cmd.write_text(f'savedcmd_mm/foo.o := gcc -I{a.src}/include {a.src}/mm/foo.c\n')
+	os.utime(cmd, (1000, 1000))
+	blob = build / 'mm/foo.o'
+	blob.write_bytes(b'\x7fELF\0' + str(a.src).encode())
+	(build / 'source').symlink_to(a.src)
+
+	b = a.worker(2)
+	assert b.base == tmp_path / 'trees/k.w2'
+	b.clone_from(a, 'um')
+	copy = b.build_dir('um')
+	assert (copy / 'mm/.foo.o.cmd').read_text() == \
+		f'savedcmd_mm/foo.o := gcc -I{b.src}/include {b.src}/mm/foo.c\n'
+	assert (copy / 'mm/.foo.o.cmd').stat().st_mtime == 1000
+	assert (copy / 'mm/foo.o').read_bytes() == blob.read_bytes()
+	assert os.readlink(copy / 'source') == str(b.src)
+	assert (b.src / 'mm/foo.c').read_text() == 'int foo;\n'
+	assert b._load_state()['files'] == ['mm/foo.c']
+	# The original is untouched; a tree with a build of its own is kept.
+	assert str(a.src) in cmd.read_text()
+	(copy / 'mm/.foo.o.cmd').write_text('mine\n')
+	b.clone_from(a, 'um')
+	assert (copy / 'mm/.foo.o.cmd').read_text() == 'mine\n'
