@@ -18,12 +18,12 @@ from mmkunit import plan
 from mmkunit import progress
 from mmkunit import trees
 from mmkunit.request import (
-	EXIT_ERROR, Build, CheckRequest, ExportRequest, FixesRequest,
-	LintRequest, MutantsRequest, PrepareRequest, ReplayRequest, Request,
-	RunRequest, SelftestRequest, Source)
+	EXIT_ERROR, Build, CheckRequest, CoverageRequest, ExportRequest,
+	FixesRequest, LintRequest, MutantsRequest, PrepareRequest,
+	ReplayRequest, Request, RunRequest, SelftestRequest, Source)
 
 COMMANDS = ('run', 'prepare', 'export', 'lint', 'mutants', 'replay', 'fixes',
-	    'selftest', 'check')
+	    'coverage', 'selftest', 'check')
 
 DESCRIPTION = """\
 Build a kernel with the project's mm KUnit suites and run them.
@@ -38,6 +38,8 @@ commands (default: run):
              tabulate and plot the I/O (CSV, PNG)
   fixes      run the suites on an older kernel (default: Debian's 6.1) and
              say which fixes it lacks, against kernel/compat/X.Y/expected
+  coverage   line and branch coverage of the pinned functions (UML, gcov):
+             a table per function and genhtml's HTML
   selftest   the harness's own tests (no kernel build)
   check      everything CI runs: selftest, lint, run, mutants, replay and
              fixes (UML), run and the x86_64-only mutants (x86_64)
@@ -194,6 +196,15 @@ def build_parser() -> argparse.ArgumentParser:
 	_common(p)
 	_run_opts(p)
 
+	p = sub.add_parser('coverage', help='coverage of the pinned functions',
+			   description='Build the suites with UML\'s gcov '
+			   '(kunit-configs/um-coverage.config), run them, and '
+			   'print the line and branch coverage of each function '
+			   'in kernel/pinned, with the branches not taken; '
+			   'writes lcov\'s HTML into the results directory.')
+	_common(p)
+	_run_opts(p)
+
 	p = sub.add_parser('selftest', help='the harness\'s own tests',
 			   description='Run the harness\'s own tests with pytest; '
 			   'no kernel is built.')
@@ -253,6 +264,8 @@ def to_request(a: argparse.Namespace) -> Request:
 		return ReplayRequest(src, _build(a))
 	if a.command == 'fixes':
 		return FixesRequest(src, _build(a))
+	if a.command == 'coverage':
+		return CoverageRequest(src, _build(a))
 	if a.command == 'selftest':
 		return SelftestRequest(src, pytest_args=tuple(a.pytest_args))
 	return CheckRequest(src, _build(a))

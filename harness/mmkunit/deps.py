@@ -68,6 +68,8 @@ X86_64 = (
 	Requirement('qemu-system-x86', command='qemu-system-x86_64'),
 	Requirement('libelf-dev', path=Path('/usr/include/libelf.h')),
 )
+# Coverage reports (lcov and genhtml).
+COVERAGE = (Requirement('lcov', command='lcov'),)
 # Plotting the replay table.
 REPLAY = (Requirement('gnuplot-nox', command='gnuplot'),)
 # The harness's own tests.

@@ -13,24 +13,24 @@ from pathlib import Path
 from typing import Dict, Optional
 
 from mmkunit import commits
+from mmkunit import coverage
 from mmkunit import deps
 from mmkunit import export as ex
 from mmkunit import expected
 from mmkunit import generated
 from mmkunit import mutants as mu
 from mmkunit import overlay as ov
-from mmkunit import progress
-from mmkunit import repeat
 from mmkunit import replay
+from mmkunit import runs
 from mmkunit import runner
 from mmkunit import trees
 from mmkunit import workflow
 from mmkunit.request import (
 	EXIT_ERROR, EXIT_OK, EXIT_TESTS_FAILED, Build, CheckRequest,
+	CoverageRequest,
 	ExportRequest, FixesRequest, LintRequest, MutantsRequest,
 	PrepareRequest, ReplayRequest, Request, RunRequest, SelftestRequest)
-from mmkunit.session import (KERNEL_DIR, REPO, HarnessError, Session,
-			     write_reports)
+from mmkunit.session import KERNEL_DIR, REPO, HarnessError, Session
 
 # Who signs the series `lint` checks: the same on every machine.
 LINT_IDENTITY = ex.Identity('mm-kunit lint', 'lint@mm-kunit.example.org')
@@ -41,48 +41,11 @@ SETUP_ERRORS = (HarnessError, ov.OverlayError, trees.TreeError,
 		expected.ExpectedError)
 
 
-def run_suites(s: Session, in_place: bool = False,
-	       filter_glob: Optional[str] = None,
-	       times: int = 1) -> runner.RunResult:
-	"""Prepares the tree, builds, runs and reports: what `run` does."""
-	s.ensure_deps()
-	with s.prepared(in_place) as (tree, src):
-		build = tree.build_dir(s.build_key)
-		results = s.results_dir(s.build.arch)
-		progress.progress(f'running kunit.py in {src} (build: {build})')
-		opts = s.with_accel(s.run_options(filter_glob), tree)
-		ctx = s.report_context(s.kernel_source(tree), opts)
-		result = runner.run_kunit(src, build, opts, results)
-		write_reports(result, ctx)
-		repeats = repeat.run_again(result, src, build, opts, times)
-	if result.error:
-		print(f'mm-kunit: error: {result.error}', file=sys.stderr)
-	for line in ([] if result.booted else runner.build_errors(results)):
-		print(f'mm-kunit: build: {line}', file=sys.stderr)
-	for case in result.failed:
-		print(f'mm-kunit: {case.status.value}: {case.name}')
-	for complaint in result.complaints:
-		print(f'mm-kunit: kernel warning while the tests ran: {complaint}')
-	if result.boots > 1:
-		print(f'mm-kunit: the kernel died before the end; the tests after '
-		      f'each crash ran in further boots ({result.boots} in all)')
-	print(f'mm-kunit: results in {results}')
-	print(result.summary())
-	if repeats:
-		found = repeat.flakes(repeats)
-		for flake in found:
-			print(f'mm-kunit: flaky: {flake.describe()}')
-		print(f'mm-kunit: {len(repeats)} runs, {len(found)} flaky')
-		if found:
-			result.error = result.error or f'{len(found)} flaky'
-	return result
-
-
 def run(req: RunRequest) -> int:
 	s = Session(req.source, req.build, req.without)
 	if req.each_commit and req.source.kernel:
 		return commits.each_commit(s, req.source.kernel, req.each_commit)
-	result = run_suites(s, req.in_place, req.filter_glob, req.repeat)
+	result = runs.run_suites(s, req.in_place, req.filter_glob, req.repeat)
 	if req.bisect and result.untestable:
 		return commits.BISECT_SKIP
 	return EXIT_OK if result.ok else EXIT_TESTS_FAILED
@@ -160,7 +123,7 @@ def fixes(req: FixesRequest) -> int:
 	# Relative to the repository, unless $MM_KUNIT_OVERLAY is elsewhere.
 	shown = root.relative_to(REPO) if root.is_relative_to(REPO) else root
 	print(f'mm-kunit: {s.version} through {shown}')
-	result = run_suites(s)
+	result = runs.run_suites(s)
 	if result.untestable:
 		return EXIT_ERROR
 	report = expected.judge(result.cases, entries)
@@ -273,4 +236,7 @@ def execute(req: Request) -> int:
 		return fixes(req)
 	if isinstance(req, SelftestRequest):
 		return selftest(req)
+	if isinstance(req, CoverageRequest):
+		return coverage.run_coverage(Session(req.source, dataclasses.replace(
+			req.build, config=coverage.CONFIG)))
 	return check(req)

@@ -112,6 +112,12 @@ class FixesRequest:
 
 
 @dataclasses.dataclass(frozen=True)
+class CoverageRequest:
+	source: Source = Source()
+	build: Build = Build()
+
+
+@dataclasses.dataclass(frozen=True)
 class SelftestRequest:
 	source: Source = Source()
 	pytest_args: Tuple[str, ...] = ()
@@ -124,5 +130,5 @@ class CheckRequest:
 
 
 Request = Union[RunRequest, PrepareRequest, ExportRequest, LintRequest,
-		MutantsRequest, ReplayRequest, FixesRequest, SelftestRequest,
-		CheckRequest]
+		MutantsRequest, ReplayRequest, FixesRequest, CoverageRequest,
+		SelftestRequest, CheckRequest]

@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`coverage`: line and branch coverage of the pinned functions by the
+suites, under UML.
+
+This is kunit.py's documented flow (running_tips.rst): the suites are built
+with kunit-configs/um-coverage.config (CONFIG_GCOV, UML's --coverage
+build) in a build directory of their own, the UML process writes the
+.gcda files when it exits, and lcov reads them. The report is genhtml's
+HTML for the files under test and a table per pinned function: lines and
+branches taken, and every branch not taken, by line.
+
+running_tips.rst warns of missing .gcda files with gcc 7 and later. They
+come from runs that do not exit cleanly; the run is checked for them and
+fails with that message if the build directory has none.
+
+Only UML: x86_64 would need gcov-kernel in the QEMU guest and the data
+copied out of debugfs. What only runs under x86_64 (large folios, THP,
+two CPUs) is therefore not measured here; the pinned functions marked for
+x86_64 in kernel/pinned are listed as such.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from mmkunit import deps
+from mmkunit import mutagen
+from mmkunit import progress
+from mmkunit import runs
+from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED
+from mmkunit.session import HarnessError, Session
+
+CONFIG = 'coverage'
+_BRANCHES = ['--rc', 'lcov_branch_coverage=1']
+
+
+@dataclasses.dataclass
+class FileData:
+	"""What one lcov record says of a source file."""
+	lines: Dict[int, int] = dataclasses.field(default_factory=dict)
+	# (line, block, branch) -> times taken; None: its line never ran.
+	branches: Dict[Tuple[int, int, int], Optional[int]] = \
+		dataclasses.field(default_factory=dict)
+
+
+def parse_info(text: str) -> Dict[str, FileData]:
+	"""lcov's tracefile: per source file, line and branch counts."""
+	files: Dict[str, FileData] = {}
+	cur: Optional[FileData] = None
+	for line in text.splitlines():
+		key, _, value = line.partition(':')
+		if key == 'SF':
+			cur = files.setdefault(value, FileData())
+		elif cur is None:
+			continue
+		elif key == 'DA':
+			n, count = value.split(',')[:2]
+			cur.lines[int(n)] = cur.lines.get(int(n), 0) + int(count)
+		elif key == 'BRDA':
+			n, block, branch, taken = value.split(',')
+			k = (int(n), int(block), int(branch))
+			old = cur.branches.get(k)
+			new = None if taken == '-' else int(taken)
+			cur.branches[k] = (new if old is None else
+					   old + (new or 0))
+		elif key == 'end_of_record':
+			cur = None
+	return files
+
+
+@dataclasses.dataclass
+class Row:
+	function: str
+	path: str
+	lines: int = 0
+	lines_hit: int = 0
+	branches: int = 0
+	branches_taken: int = 0
+	# Lines with a branch never taken, each with how many.
+	untaken: Dict[int, int] = dataclasses.field(default_factory=dict)
+	note: str = ''
+
+
+def rows(pinned: Sequence[mutagen.Pinned], data: Dict[str, FileData],
+	 sources: Dict[str, bytes], arch: str) -> List[Row]:
+	"""A row per pinned function, from the lines its definitions span."""
+	out: List[Row] = []
+	for p in pinned:
+		row = Row(p.function, p.path)
+		out.append(row)
+		if p.arches and arch not in p.arches:
+			row.note = f'runs on {" ".join(p.arches)} only: not measured'
+			continue
+		fd = next((d for name, d in data.items()
+			   if name.endswith('/' + p.path)), None)
+		if fd is None:
+			row.note = 'no coverage data for its file'
+			continue
+		span: Set[int] = set()
+		for fn in mutagen.functions(sources[p.path]).get(p.function, []):
+			span |= set(range(fn.start_point[0] + 1, fn.end_point[0] + 2))
+		for n, count in fd.lines.items():
+			if n in span:
+				row.lines += 1
+				row.lines_hit += count > 0
+		for (n, _, _), taken in fd.branches.items():
+			if n in span:
+				row.branches += 1
+				row.branches_taken += bool(taken)
+				if not taken:
+					row.untaken[n] = row.untaken.get(n, 0) + 1
+	return out
+
+
+def _pct(part: int, whole: int) -> str:
+	return f'{100.0 * part / whole:.0f}%' if whole else '-'
+
+
+def report(table: Sequence[Row]) -> str:
+	head = ('function', 'lines', 'branches', 'branches not taken (line: how many)')
+	cells = [head]
+	for r in table:
+		cells.append((r.function,
+			      r.note and '-' or f'{r.lines_hit}/{r.lines} {_pct(r.lines_hit, r.lines)}',
+			      r.note and '-' or f'{r.branches_taken}/{r.branches} '
+			      f'{_pct(r.branches_taken, r.branches)}',
+			      r.note or ', '.join(f'{n}: {c}' for n, c in
+						  sorted(r.untaken.items())) or 'none'))
+	widths = [max(len(c[i]) for c in cells) for i in range(3)]
+	return '\n'.join('  ' + '  '.join(c.ljust(w) for c, w in zip(row[:3], widths))
+			 + '  ' + row[3] for row in cells)
+
+
+def run_coverage(s: Session) -> int:
+	if s.build.arch != 'um':
+		raise HarnessError('coverage runs under UML only (see docs/coverage.md)')
+	s.ensure_deps(deps.COVERAGE)
+	site = deps.ensure_pypi(
+		deps.MUTANTS_PYPI, s.cache / 'tree-sitter-python{}.{}'.format(
+			*sys.version_info[:2]), allow_install=s.source.install)
+	if str(site) not in sys.path:
+		sys.path.insert(0, str(site))
+	pinned = mutagen.load_pinned(s.overlay.root / 'pinned')
+	tree = s.prepared_tree()
+	build = tree.build_dir(s.build_key)
+	# Counts of an earlier run must not add up with this one's.
+	for old in build.rglob('*.gcda'):
+		old.unlink()
+	result = runs.run_suites(s)
+	if result.untestable:
+		return EXIT_TESTS_FAILED
+	if not any(build.rglob('*.gcda')):
+		raise HarnessError(f'no .gcda files in {build}: the UML process did '
+				   'not write its coverage data (running_tips.rst: '
+				   '"missing .gcda files")')
+	out = result.results_dir
+	info = out / 'coverage.info'
+	files = sorted({p.path for p in pinned})
+	with progress.step('lcov: reading the coverage data'):
+		subprocess.run(['lcov', '-q', '-c', '-d', str(build), '-o',
+				str(out / 'all.info'), *_BRANCHES], check=True)
+		subprocess.run(['lcov', '-q', '-e', str(out / 'all.info'),
+				*[f'*/{f}' for f in files], '-o', str(info),
+				*_BRANCHES], check=True)
+		subprocess.run(['genhtml', '-q', '--branch-coverage', '-o',
+				str(out / 'coverage-html'), str(info)], check=True,
+			       capture_output=True)
+	sources = {f: (tree.src / f).read_bytes() for f in files}
+	table = rows(pinned, parse_info(info.read_text()), sources,
+		     s.build.arch)
+	print('\nCoverage of the pinned functions by the suites (UML)')
+	print(report(table))
+	print(f'mm-kunit: HTML in {out / "coverage-html" / "index.html"}')
+	return EXIT_OK if result.ok else EXIT_TESTS_FAILED

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+"""One run of the suites, as `run` does it: prepare the tree, build, run
+kunit.py, write the reports, and say what happened."""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+from mmkunit import progress
+from mmkunit import repeat
+from mmkunit import runner
+from mmkunit.session import Session, write_reports
+
+
+def run_suites(s: Session, in_place: bool = False,
+	       filter_glob: Optional[str] = None,
+	       times: int = 1) -> runner.RunResult:
+	"""Prepares the tree, builds, runs and reports: what `run` does."""
+	s.ensure_deps()
+	with s.prepared(in_place) as (tree, src):
+		build = tree.build_dir(s.build_key)
+		results = s.results_dir(s.build.arch)
+		progress.progress(f'running kunit.py in {src} (build: {build})')
+		opts = s.with_accel(s.run_options(filter_glob), tree)
+		ctx = s.report_context(s.kernel_source(tree), opts)
+		result = runner.run_kunit(src, build, opts, results)
+		write_reports(result, ctx)
+		repeats = repeat.run_again(result, src, build, opts, times)
+	if result.error:
+		print(f'mm-kunit: error: {result.error}', file=sys.stderr)
+	for line in ([] if result.booted else runner.build_errors(results)):
+		print(f'mm-kunit: build: {line}', file=sys.stderr)
+	for case in result.failed:
+		print(f'mm-kunit: {case.status.value}: {case.name}')
+	for complaint in result.complaints:
+		print(f'mm-kunit: kernel warning while the tests ran: {complaint}')
+	if result.boots > 1:
+		print(f'mm-kunit: the kernel died before the end; the tests after '
+		      f'each crash ran in further boots ({result.boots} in all)')
+	print(f'mm-kunit: results in {results}')
+	print(result.summary())
+	if repeats:
+		found = repeat.flakes(repeats)
+		for flake in found:
+			print(f'mm-kunit: flaky: {flake.describe()}')
+		print(f'mm-kunit: {len(repeats)} runs, {len(found)} flaky')
+		if found:
+			result.error = result.error or f'{len(found)} flaky'
+	return result
