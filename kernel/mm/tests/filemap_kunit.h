@@ -614,17 +614,35 @@ static void do_sync_mmap_readahead_hugepage_test(struct kunit *test)
 
 struct ft_async_case {
 	const char *desc;
+	vm_flags_t vm_flags;
+	unsigned int ra_pages;
 	unsigned int miss_before, miss_after;
 	bool readahead_mark;
+	/* Async readahead runs: it reads ahead of the hit. */
+	bool reads;
 };
 
-/* A hit takes one off mmap_miss, never below 0; PG_readahead reads ahead. */
+/*
+ * A hit takes one off mmap_miss, never below 0; PG_readahead reads ahead.
+ * VM_RAND_READ and ra_pages 0 stop the async path before either.
+ */
 static const struct ft_async_case ft_async_cases[] = {
-	{ "hit takes one off", 5, 4, false },
-	{ "hit at 1 gives 0", 1, 0, false },
-	{ "hit at 0 stays 0", 0, 0, false },
-	{ "hit at the cap", 1000, 999, false },
-	{ "hit on a readahead mark", 5, 4, true },
+	{ .desc = "hit takes one off", .ra_pages = FT_RA_PAGES,
+	  .miss_before = 5, .miss_after = 4 },
+	{ .desc = "hit at 1 gives 0", .ra_pages = FT_RA_PAGES,
+	  .miss_before = 1, .miss_after = 0 },
+	{ .desc = "hit at 0 stays 0", .ra_pages = FT_RA_PAGES,
+	  .miss_before = 0, .miss_after = 0 },
+	{ .desc = "hit at the cap", .ra_pages = FT_RA_PAGES,
+	  .miss_before = 1000, .miss_after = 999 },
+	{ .desc = "hit on a readahead mark", .ra_pages = FT_RA_PAGES,
+	  .miss_before = 5, .miss_after = 4, .readahead_mark = true,
+	  .reads = true },
+	{ .desc = "VM_RAND_READ: mmap_miss left, no readahead",
+	  .vm_flags = VM_RAND_READ, .ra_pages = FT_RA_PAGES,
+	  .miss_before = 5, .miss_after = 5, .readahead_mark = true },
+	{ .desc = "ra_pages 0: mmap_miss left, no readahead",
+	  .miss_before = 5, .miss_after = 5, .readahead_mark = true },
 };
 
 KUNIT_ARRAY_PARAM_DESC(ft_async, ft_async_cases, desc);
@@ -632,12 +650,14 @@ KUNIT_ARRAY_PARAM_DESC(ft_async, ft_async_cases, desc);
 static void do_async_mmap_readahead_test(struct kunit *test)
 {
 	const struct ft_async_case *c = test->param_value;
-	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_file *ft = ft_create(test, c->ra_pages);
 	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
 	struct vm_fault vmf = ft_vmf(&map, 1000, FT_FAULT_FIRST);
 	struct folio *folio;
 	bool dropped;
 
+	if (c->vm_flags)
+		ft_vma_flags(&map, c->vm_flags, 0);
 	folio = ft_cache_page(test, ft, 1000);
 	if (c->readahead_mark)
 		folio_set_readahead(folio);
@@ -649,19 +669,15 @@ static void do_async_mmap_readahead_test(struct kunit *test)
 					do_async_mmap_readahead(&vmf, folio));
 
 	/* The mmap lock is dropped for the async read, and only for it. */
-	KUNIT_EXPECT_EQ_MSG(test, c->readahead_mark, dropped,
-			    "%s: mmap lock dropped", c->desc);
-
+	KUNIT_EXPECT_EQ_MSG(test, c->reads, dropped, "mmap lock dropped");
 	KUNIT_EXPECT_EQ_MSG(test, c->miss_after, ft_mmap_miss(ft),
-			    "%s: mmap_miss (was %u)", c->desc, c->miss_before);
-	if (c->readahead_mark) {
-		KUNIT_EXPECT_GT_MSG(test, ft->nr_reads, 0UL,
-				    "%s: async readahead", c->desc);
+			    "mmap_miss (was %u)", c->miss_before);
+	if (c->reads) {
+		KUNIT_EXPECT_GT_MSG(test, ft->nr_reads, 0UL, "async readahead");
 		KUNIT_EXPECT_GT_MSG(test, ft->reads[0], 1000UL,
-				    "%s: reads ahead of the hit", c->desc);
+				    "reads ahead of the hit");
 	} else {
-		KUNIT_EXPECT_EQ_MSG(test, 0UL, ft->nr_reads,
-				    "%s: pages read", c->desc);
+		KUNIT_EXPECT_EQ_MSG(test, 0UL, ft->nr_reads, "pages read");
 	}
 }
 
