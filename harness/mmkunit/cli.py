@@ -136,6 +136,10 @@ def build_parser() -> argparse.ArgumentParser:
 	p.add_argument('--from', dest='from_', metavar='"NAME <EMAIL>"',
 		       help='author and sign off the series as this (default: '
 		       'git config user.name and user.email)')
+	p.add_argument('--local', action='store_true',
+		       help='the project\'s own patches (kernel/patches/local: '
+		       'the replay benchmark) instead of the series for '
+		       'upstream, to apply on top of it')
 
 	p = sub.add_parser('lint', help='checkpatch and git am check',
 			   description='Export the series, run scripts/checkpatch.pl '
@@ -251,7 +255,8 @@ def to_request(a: argparse.Namespace) -> Request:
 		return PrepareRequest(src, in_place=a.in_place,
 				      without=tuple(a.without))
 	if a.command == 'export':
-		return ExportRequest(src, output=a.output, author=a.from_)
+		return ExportRequest(src, output=a.output, author=a.from_,
+				     local=a.local)
 	if a.command == 'lint':
 		return LintRequest(src)
 	if a.command == 'mutants':

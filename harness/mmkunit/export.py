@@ -121,10 +121,16 @@ def _signed_off(message: str, who: Identity) -> str:
 
 
 def export(overlay: ov.Overlay, tree: Path, outdir: Path, who: Identity,
-	   cover_letter: bool = True) -> List[Path]:
-	"""Writes the series as format-patch files into outdir, authored,
-	signed off and dated (now) by who, with a 0000 cover letter first if
-	the overlay has one and cover_letter is set. Returns the files."""
+	   cover_letter: bool = True, local: bool = False) -> List[Path]:
+	"""Writes the series for upstream (without the overlay's local
+	patches) as format-patch files into outdir, authored, signed off and
+	dated (now) by who, with a 0000 cover letter first if the overlay has
+	one and cover_letter is set; with local, the local patches instead,
+	for `git am` on top of the upstream series. Returns the files."""
+	names = overlay.local()
+	if not local:
+		overlay = overlay.without(names)
+	first = len(overlay.patches) - len(names) if local else 0
 	ov.stage(overlay, tree)  # names the patch and file that do not apply
 	cover = overlay.root / 'patches' / COVER_LETTER
 	with tempfile.TemporaryDirectory(prefix='mm-kunit-export-') as tmp:
@@ -144,12 +150,15 @@ def export(overlay: ov.Overlay, tree: Path, outdir: Path, who: Identity,
 			old.unlink()
 		args = ['format-patch', '--no-signature', '--zero-commit',
 			'-o', str(outdir.resolve())]
-		if cover_letter and cover.is_file():
+		if local:
+			args.append(f'--start-number={first + 1}')
+		if cover_letter and cover.is_file() and not local:
 			branch = _git(repo, 'symbolic-ref', '--short', 'HEAD').strip()
 			_git(repo, 'config', f'branch.{branch}.description',
 			     cover.read_text())
 			args += ['--cover-letter', '--cover-from-description=subject']
-		out = _git(repo, *args, 'base..HEAD', who=who)
+		start = f'HEAD~{len(names)}' if local else 'base'
+		out = _git(repo, *args, f'{start}..HEAD', who=who)
 	return [Path(line) for line in out.splitlines() if line]
 
 
@@ -237,6 +246,8 @@ def lint(overlay: ov.Overlay, tree: Path, outdir: Path,
 	each new file; otherwise it stays a finding.
 	"""
 	patches = export(overlay, tree, outdir, who, cover_letter=False)
+	if overlay.local():
+		patches += export(overlay, tree, outdir / 'local', who, local=True)
 	report = LintReport({})
 	for patch in patches:
 		findings = checkpatch(tree, patch)

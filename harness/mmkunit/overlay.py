@@ -150,6 +150,25 @@ class Overlay:
 			self, patches=tuple(p for p in self.patches if p not in dropped),
 			files=files, contents={f: self.contents[f] for f in files})
 
+	def local(self) -> List[str]:
+		"""patches/local: the patches that are the project's own tools
+		(the replay benchmark), kept out of the series for upstream. They
+		come last in the series."""
+		path = self.root / 'patches' / 'local'
+		if not path.is_file():
+			return []
+		names = [l.split('#', 1)[0].strip() for l in path.read_text().splitlines()]
+		names = [n for n in names if n]
+		order = [p.name for p in self.patches]
+		unknown = [n for n in names if n not in order]
+		if unknown:
+			raise OverlayError(f'{path}: not in the series: {", ".join(unknown)}')
+		if sorted(order.index(n) for n in names) != \
+		   list(range(len(order) - len(names), len(order))):
+			raise OverlayError(f'{path}: the local patches must come last '
+					   'in the series')
+		return names
+
 	def expected(self) -> List[ex.Entry]:
 		"""The list of the tests each fix stands for (expected.py)."""
 		path = self.root / 'expected'

@@ -67,13 +67,15 @@ def export(req: ExportRequest) -> int:
 	s = Session(req.source)
 	s.ensure_deps()
 	who = ex.user_identity(req.author)
-	out = ex.export(s.overlay, s.source_tree(), req.output, who)
+	out = ex.export(s.overlay, s.source_tree(), req.output, who,
+			local=req.local)
 	for p in out:
 		print(p)
 	cover = [p for p in out if p.name.startswith('0000-')]
 	print(f'mm-kunit: {len(out) - len(cover)} patches'
 	      f'{" and a cover letter" if cover else ""} in {req.output}, '
-	      f'from {who}; apply with `git am`')
+	      f'from {who}; apply with `git am`' +
+	      (' on top of the series' if req.local else ''))
 	return EXIT_OK
 
 
@@ -83,7 +85,7 @@ def lint(req: LintRequest) -> int:
 	tree = s.source_tree()
 	with tempfile.TemporaryDirectory(prefix='mm-kunit-lint-') as tmp:
 		report = ex.lint(s.overlay, tree, Path(tmp), LINT_IDENTITY)
-		names = sorted(p.name for p in Path(tmp).glob('*.patch'))
+		names = sorted(p.name for p in Path(tmp).rglob('*.patch'))
 	for name in names:
 		status = 'FAIL' if name in report.checkpatch else 'ok'
 		print(f'checkpatch --strict: {status}: {name}')

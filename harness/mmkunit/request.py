@@ -71,6 +71,8 @@ class ExportRequest:
 	output: Path = Path('series-out')
 	# "NAME <EMAIL>"; None: git config user.name and user.email.
 	author: Optional[str] = None
+	# The project's local patches (kernel/patches/local) instead.
+	local: bool = False
 
 
 @dataclasses.dataclass(frozen=True)

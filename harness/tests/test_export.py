@@ -94,3 +94,39 @@ def test_check_am_detects_difference(overlay_dir: Path, kernel_tree: Path,
 	assert 'mm/foo.c differs' in ex.check_am(kernel_tree, out, expected)
 	(kernel_tree / 'mm/Kconfig').write_text('other\n')
 	assert 'git am' in ex.check_am(kernel_tree, out, {})
+
+
+def test_local_patches_stay_out_of_the_upstream_series(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	"""patches/local names the project's own patches: `export` leaves
+	them out, `export --local` writes them alone, numbered after the
+	series, to apply on top of it."""
+	from conftest import FOO_C, mail, unified_diff
+	(overlay_dir / 'patches/0002-mm-foo-bench.patch').write_text(mail(
+		'mm/foo: add a benchmark', unified_diff(
+			'mm/foo.c', FOO_C + '\n#include "tests/foo_kunit.h"\n',
+			FOO_C + '\n#include "tests/foo_kunit.h"\n'
+			'#include "tests/foo_bench.h"\n')))
+	(overlay_dir / 'mm/tests/foo_bench.h').write_text('/* bench */\n')
+	with open(overlay_dir / 'patches/series', 'a') as f:
+		f.write('0002-mm-foo-bench.patch mm/tests/foo_bench.h\n')
+	(overlay_dir / 'patches/local').write_text('# ours\n0002-mm-foo-bench.patch\n')
+	o = ov.Overlay.load(overlay_dir)
+	assert o.local() == ['0002-mm-foo-bench.patch']
+	up = ex.export(o, kernel_tree, tmp_path / 'up', WHO)
+	assert [p.name for p in up] == ['0001-mm-foo-add-tests.patch']
+	assert 'foo_bench' not in up[0].read_text()
+	local = ex.export(o, kernel_tree, tmp_path / 'local', WHO, local=True)
+	assert [p.name for p in local] == ['0002-mm-foo-add-a-benchmark.patch']
+	assert 'new file mode' in local[0].read_text()
+	repo = tmp_path / 'repo'
+	subprocess.run(['cp', '-a', str(kernel_tree), str(repo)], check=True)
+	git(repo, 'init', '-q')
+	git(repo, 'add', '-A')
+	git(repo, 'commit', '-qm', 'v6.12')
+	git(repo, 'am', '-q', str(up[0]), str(local[0]))
+	for name, data in ov.stage(o, kernel_tree).items():
+		assert (repo / name).read_bytes() == data, name
+	(overlay_dir / 'patches/local').write_text('0001-mm-foo-add-tests.patch\n')
+	with pytest.raises(ov.OverlayError, match='must come last'):
+		ov.Overlay.load(overlay_dir).local()
