@@ -85,20 +85,32 @@ class Scored:
 			   d['detail'], d['diff'], d['seconds'])
 
 
-def load_equivalent(path: Path) -> Dict[str, str]:
-	"""ID | reason, one per line: survivors argued to be equivalent."""
-	out: Dict[str, str] = {}
+@dataclasses.dataclass(frozen=True)
+class Equivalent:
+	"""A survivor argued to be equivalent, on some arches or on all."""
+	why: str
+	arches: Tuple[str, ...] = ()
+
+	def applies(self, arch: str) -> bool:
+		return not self.arches or arch in self.arches
+
+
+def load_equivalent(path: Path) -> Dict[str, Equivalent]:
+	"""ID [| ARCH ...] | reason, one per line: survivors argued to be
+	equivalent (on the arches named, or on all)."""
+	out: Dict[str, Equivalent] = {}
 	if not path.is_file():
 		return out
 	for lineno, raw in enumerate(path.read_text().splitlines(), 1):
 		line = raw.split('#', 1)[0].strip()
 		if not line:
 			continue
-		ident, _, why = (p.strip() for p in line.partition('|'))
-		if not ident or not why:
-			raise HarnessError(f'{path}:{lineno}: want "ID | reason", '
-					   f'got: {raw.strip()}')
-		out[ident] = why
+		parts = [p.strip() for p in line.split('|')]
+		if len(parts) not in (2, 3) or not all(parts):
+			raise HarnessError(f'{path}:{lineno}: want "ID [| ARCH ...] | '
+					   f'reason", got: {raw.strip()}')
+		arches = tuple(parts[1].split()) if len(parts) == 3 else ()
+		out[parts[0]] = Equivalent(parts[-1], arches)
 	return out
 
 
@@ -244,9 +256,10 @@ def run_generated(s: Session, req: MutantsRequest) -> int:
 						     f'mutant {m.id}', opts)
 				scored = classify(m, result, timeout)
 			scored.diff = diff
-			if scored.outcome == Outcome.SURVIVED and m.id in reviewed:
+			if scored.outcome == Outcome.SURVIVED and m.id in reviewed \
+			   and reviewed[m.id].applies(arch):
 				scored.outcome = Outcome.REVIEWED
-				scored.detail = reviewed[m.id]
+				scored.detail = reviewed[m.id].why
 			return scored
 		return run
 
@@ -261,8 +274,8 @@ def run_generated(s: Session, req: MutantsRequest) -> int:
 		{'arch': arch, 'mutants': [r.to_json() for r in scored]},
 		indent=1) + '\n')
 	print(report(scored))
-	stale = sorted(set(reviewed) - {r.mutant.id for r in scored
-					 if r.outcome == Outcome.REVIEWED})
+	stale = sorted({i for i, e in reviewed.items() if e.applies(arch)} -
+		       {r.mutant.id for r in scored if r.outcome == Outcome.REVIEWED})
 	if not req.mutants and not req.sample and not req.shard and \
 	   not req.in_diff:
 		for ident in stale:

@@ -95,11 +95,16 @@ def test_changed_lines_and_moved_lines() -> None:
 
 
 def test_equivalent_list(tmp_path: Path) -> None:
-	(tmp_path / 'equivalent').write_text('# c\nf:1:2:ror:<= | why not\n')
-	assert gen.load_equivalent(tmp_path / 'equivalent') == \
-		{'f:1:2:ror:<=': 'why not'}
+	(tmp_path / 'equivalent').write_text(
+		'# c\nf:1:2:ror:<= | why not\ng:3:4:delete | um | no THP on UML\n')
+	eq = gen.load_equivalent(tmp_path / 'equivalent')
+	assert eq == {'f:1:2:ror:<=': gen.Equivalent('why not'),
+		      'g:3:4:delete': gen.Equivalent('no THP on UML', ('um',))}
+	assert eq['g:3:4:delete'].applies('um')
+	assert not eq['g:3:4:delete'].applies('x86_64')
+	assert eq['f:1:2:ror:<='].applies('x86_64')
 	(tmp_path / 'equivalent').write_text('f:1:2:ror:<=\n')
-	with pytest.raises(Exception, match='want "ID | reason"'):
+	with pytest.raises(Exception, match='want "ID'):
 		gen.load_equivalent(tmp_path / 'equivalent')
 
 
