@@ -6,6 +6,10 @@
  * This file is included at the bottom of mm/filemap.c, after
  * filemap_kunit.h, whose test file, mapping and fault helpers it uses.
  *
+ * Suite:
+ *  - mm_filemap_replay: the pages read, major faults and read-around
+ *    faults of each scenario, on the build at hand (stock or patched).
+ *
  * Each scenario (mm/tests/filemap_replay_scenarios.h) maps a file whose
  * backing store is a stub that counts the pages it is asked to read, and
  * touches pages of it in a given order. A touch of a page no PTE maps is a

@@ -21,6 +21,8 @@
 
 #include <kunit/test.h>
 
+#include "mm_kunit.h"
+
 /* -------------------------------------------------------------------------
  * A test-owned node
  */
@@ -224,22 +226,29 @@ struct vt_add_case {
  * not evicted before the refault feedback can act.
  */
 static const struct vt_add_case vt_add_cases[] = {
-	{ "active page cache: youngest", BIT(PG_active), false, 0, VT_MAX_SEQ },
-	{ "active anon: youngest", BIT(PG_active) | BIT(PG_swapbacked), false, 0,
-	  VT_MAX_SEQ },
-	{ "anon not in swap cache: second youngest", BIT(PG_swapbacked), false, 0,
-	  VT_MAX_SEQ - 1 },
-	{ "anon in swap cache: second oldest",
-	  BIT(PG_swapbacked) | BIT(PG_swapcache), false, 0, 1 },
-	{ "under reclaim and dirty: second youngest",
-	  BIT(PG_reclaim) | BIT(PG_dirty), false, 0, VT_MAX_SEQ - 1 },
-	{ "under reclaim and writeback: second youngest",
-	  BIT(PG_reclaim) | BIT(PG_writeback), false, 0, VT_MAX_SEQ - 1 },
-	{ "under reclaim, clean: second oldest", BIT(PG_reclaim), false, 0, 1 },
-	{ "added by reclaim: oldest", 0, true, 0, 0 },
-	{ "only MIN_NR_GENS generations: oldest", 0, false, VT_MAX_SEQ - MIN_NR_GENS,
-	  VT_MAX_SEQ - MIN_NR_GENS },
-	{ "inactive page cache: second oldest", 0, false, 0, 1 },
+	{ .desc = "active page cache: youngest", .flags = BIT(PG_active),
+	  .min_seq = 0, .seq = VT_MAX_SEQ },
+	{ .desc = "active anon: youngest",
+	  .flags = BIT(PG_active) | BIT(PG_swapbacked), .min_seq = 0,
+	  .seq = VT_MAX_SEQ },
+	{ .desc = "anon not in swap cache: second youngest",
+	  .flags = BIT(PG_swapbacked), .min_seq = 0, .seq = VT_MAX_SEQ - 1 },
+	{ .desc = "anon in swap cache: second oldest",
+	  .flags = BIT(PG_swapbacked) | BIT(PG_swapcache), .min_seq = 0,
+	  .seq = 1 },
+	{ .desc = "under reclaim and dirty: second youngest",
+	  .flags = BIT(PG_reclaim) | BIT(PG_dirty), .min_seq = 0,
+	  .seq = VT_MAX_SEQ - 1 },
+	{ .desc = "under reclaim and writeback: second youngest",
+	  .flags = BIT(PG_reclaim) | BIT(PG_writeback), .min_seq = 0,
+	  .seq = VT_MAX_SEQ - 1 },
+	{ .desc = "under reclaim, clean: second oldest",
+	  .flags = BIT(PG_reclaim), .min_seq = 0, .seq = 1 },
+	{ .desc = "added by reclaim: oldest", .reclaiming = true,
+	  .min_seq = 0, .seq = 0 },
+	{ .desc = "only MIN_NR_GENS generations: oldest",
+	  .min_seq = VT_MAX_SEQ - MIN_NR_GENS, .seq = VT_MAX_SEQ - MIN_NR_GENS },
+	{ .desc = "inactive page cache: second oldest", .min_seq = 0, .seq = 1 },
 };
 
 KUNIT_ARRAY_PARAM_DESC(vt_add, vt_add_cases, desc);
@@ -276,13 +285,13 @@ static void lru_gen_add_folio_test(struct kunit *test)
 
 	KUNIT_ASSERT_TRUE_MSG(test,
 			      vt_add_folio(node.lruvec, folio, c->reclaiming),
-			      "%s: added", c->desc);
+			      "added");
 	KUNIT_EXPECT_EQ_MSG(test, gen, folio_lru_gen(folio),
-			    "%s: generation (seq %lu expected)", c->desc, c->seq);
+			    "generation (seq %lu expected)", c->seq);
 	KUNIT_EXPECT_TRUE_MSG(test, vt_on_list(list, folio),
-			      "%s: on the list of its generation", c->desc);
+			      "on the list of its generation");
 	KUNIT_EXPECT_EQ_MSG(test, 2L, lrugen->nr_pages[gen][type][zone],
-			    "%s: pages in the generation", c->desc);
+			    "pages in the generation");
 	/*
 	 * A folio added back by reclaim goes to the tail, to be evicted
 	 * first; any other to the head.
@@ -290,21 +299,19 @@ static void lru_gen_add_folio_test(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ_MSG(test, folio,
 				c->reclaiming ? list_last_entry(list, struct folio, lru) :
 						list_first_entry(list, struct folio, lru),
-				"%s: at the %s", c->desc,
-				c->reclaiming ? "tail" : "head");
+				"at the %s", c->reclaiming ? "tail" : "head");
 	/*
 	 * The generation now says what PG_active said: an active folio loses
 	 * PG_active, PG_referenced and its access count (not PG_workingset);
 	 * the others keep their access history.
 	 */
-	KUNIT_EXPECT_FALSE_MSG(test, folio_test_active(folio),
-			       "%s: PG_active", c->desc);
+	KUNIT_EXPECT_FALSE_MSG(test, folio_test_active(folio), "PG_active");
 	KUNIT_EXPECT_EQ_MSG(test, !active, folio_test_referenced(folio),
-			    "%s: PG_referenced", c->desc);
+			    "PG_referenced");
 	KUNIT_EXPECT_EQ_MSG(test, active ? 0UL : 1UL, vt_refs_field(folio),
-			    "%s: access count", c->desc);
+			    "access count");
 	KUNIT_EXPECT_TRUE_MSG(test, folio_test_workingset(folio),
-			      "%s: PG_workingset", c->desc);
+			      "PG_workingset");
 }
 
 static void lru_gen_add_folio_unevictable_test(struct kunit *test)
@@ -349,13 +356,19 @@ struct vt_sort_case {
  * the next generation. Anything else is left for eviction.
  */
 static const struct vt_sort_case vt_sort_cases[] = {
-	{ "promoted", true, 0, 0, false, VT_PROMOTED },
-	{ "tier 1 above tier_idx 0: protected", false, 1, 0, false, VT_PROTECTED },
-	{ "tier 1 at tier_idx 1: left", false, 1, 1, false, VT_LEFT },
-	{ "saturated refs: protected at any tier_idx", false, VT_REFS_SATURATED,
-	  MAX_NR_TIERS - 1, false, VT_PROTECTED },
-	{ "zone above reclaim_idx: moved on", false, 0, 0, true, VT_INELIGIBLE },
-	{ "no refs: left for eviction", false, 0, 0, false, VT_LEFT },
+	{ .desc = "promoted", .promoted = true, .refs = 0, .tier_idx = 0,
+	  .result = VT_PROMOTED },
+	{ .desc = "tier 1 above tier_idx 0: protected", .refs = 1,
+	  .tier_idx = 0, .result = VT_PROTECTED },
+	{ .desc = "tier 1 at tier_idx 1: left", .refs = 1, .tier_idx = 1,
+	  .result = VT_LEFT },
+	{ .desc = "saturated refs: protected at any tier_idx",
+	  .refs = VT_REFS_SATURATED, .tier_idx = MAX_NR_TIERS - 1,
+	  .result = VT_PROTECTED },
+	{ .desc = "zone above reclaim_idx: moved on", .refs = 0,
+	  .tier_idx = 0, .ineligible = true, .result = VT_INELIGIBLE },
+	{ .desc = "no refs: left for eviction", .refs = 0, .tier_idx = 0,
+	  .result = VT_LEFT },
 };
 
 KUNIT_ARRAY_PARAM_DESC(vt_sort, vt_sort_cases, desc);
@@ -392,7 +405,7 @@ static void sort_folio_test(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, vt_add_folio(node.lruvec, folio, !c->promoted));
 	old_gen = folio_lru_gen(folio);
 	refs = vt_give_refs(folio, c->refs);
-	KUNIT_ASSERT_EQ_MSG(test, refs, folio_lru_refs(folio), "%s: refs", c->desc);
+	KUNIT_ASSERT_EQ_MSG(test, refs, folio_lru_refs(folio), "refs");
 	tier = lru_tier_from_refs(refs);
 	if (c->ineligible)
 		sc.reclaim_idx = zone - 1;
@@ -405,32 +418,34 @@ static void sort_folio_test(struct kunit *test)
 	gen = folio_lru_gen(folio);
 	switch (c->result) {
 	case VT_LEFT:
-		KUNIT_EXPECT_FALSE_MSG(test, moved, "%s", c->desc);
-		KUNIT_EXPECT_EQ_MSG(test, old_gen, gen, "%s: generation", c->desc);
+		KUNIT_EXPECT_FALSE(test, moved);
+		KUNIT_EXPECT_EQ_MSG(test, old_gen, gen, "generation");
 		break;
 	case VT_PROMOTED:
-		KUNIT_EXPECT_TRUE_MSG(test, moved, "%s", c->desc);
-		KUNIT_EXPECT_EQ_MSG(test, old_gen, gen, "%s: generation", c->desc);
+		KUNIT_EXPECT_TRUE(test, moved);
+		KUNIT_EXPECT_EQ_MSG(test, old_gen, gen, "generation");
 		break;
 	case VT_PROTECTED:
 	case VT_INELIGIBLE:
-		KUNIT_EXPECT_TRUE_MSG(test, moved, "%s", c->desc);
+		KUNIT_EXPECT_TRUE(test, moved);
 		KUNIT_EXPECT_EQ_MSG(test, (old_gen + 1) % (int)MAX_NR_GENS, gen,
-				    "%s: next generation", c->desc);
+				    "next generation");
 		KUNIT_EXPECT_EQ_MSG(test, 0, folio_lru_refs(folio),
-				    "%s: access history cleared", c->desc);
+				    "access history cleared");
 		break;
 	}
-	KUNIT_EXPECT_TRUE_MSG(test, vt_on_list(vt_list(node.lruvec, gen, type, zone),
-					       folio),
-			      "%s: on the list of generation %d", c->desc, gen);
+	KUNIT_EXPECT_TRUE_MSG(test,
+			      vt_on_list(vt_list(node.lruvec, gen, type, zone),
+					 folio),
+			      "on the list of generation %d", gen);
 	for (i = 0; i < MAX_NR_TIERS - 1; i++) {
 		unsigned long expected = protected_before[i] +
 			(c->result == VT_PROTECTED && i == tier - 1 ? 1 : 0);
 
-		KUNIT_EXPECT_EQ_MSG(test, expected, lrugen->protected[hist][type][i],
-				    "%s: protected[tier %d] (folio in tier %d)",
-				    c->desc, i + 1, tier);
+		KUNIT_EXPECT_EQ_MSG(test, expected,
+				    lrugen->protected[hist][type][i],
+				    "protected[tier %d] (folio in tier %d)",
+				    i + 1, tier);
 	}
 }
 
@@ -658,14 +673,6 @@ static struct kunit_suite vt_mglru_suite = {
  * mm_vmscan_scan_balance: classic LRU, anon scanning when file refaults
  */
 
-static void vt_restore_swap(void *old)
-{
-	long pages = (long)old;
-
-	atomic_long_set(&nr_swap_pages, pages);
-	WRITE_ONCE(total_swap_pages, pages);
-}
-
 /*
  * Pretend there is @pages of free swap space, until the test ends. A KUnit
  * boot has no swap device, so anon reclaim would never be considered.
@@ -674,24 +681,9 @@ static void vt_set_swap(struct kunit *test, long pages)
 {
 	if (total_swap_pages || atomic_long_read(&nr_swap_pages))
 		kunit_skip(test, "a swap device is active");
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, vt_restore_swap,
-						  (void *)total_swap_pages));
-	atomic_long_set(&nr_swap_pages, pages);
-	WRITE_ONCE(total_swap_pages, pages);
-}
-
-static void vt_restore_swappiness(void *old)
-{
-	WRITE_ONCE(vm_swappiness, (int)(long)old);
-}
-
-static void vt_set_swappiness(struct kunit *test, int val)
-{
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, vt_restore_swappiness,
-						  (void *)(long)READ_ONCE(vm_swappiness)));
-	WRITE_ONCE(vm_swappiness, val);
+	mm_kunit_set_knob(test, nr_swap_pages,
+			  (atomic_long_t)ATOMIC_LONG_INIT(pages));
+	mm_kunit_set_knob(test, total_swap_pages, pages);
 }
 
 struct vt_stat_shift {
@@ -770,18 +762,22 @@ struct vt_balance_case {
  * swap, or with swappiness 0, anon is not scanned.
  */
 static const struct vt_balance_case vt_balance_cases[] = {
-	{ "no refaults, plenty of inactive file: cache trim, file only",
-	  false, false, false, false, 60, true, false, false },
-	{ "file refaults: no cache trim, anon scanned",
-	  true, false, false, false, 60, false, true, true },
-	{ "inactive file low: no cache trim, anon scanned",
-	  false, true, false, false, 60, false, true, true },
-	{ "force_deactivate: no cache trim, anon scanned",
-	  false, false, true, false, 60, false, true, true },
-	{ "file refaults but no swap: file only",
-	  true, false, false, true, 60, false, true, false },
-	{ "file refaults but swappiness 0: file only",
-	  true, false, false, false, 0, false, true, false },
+	{ .desc = "no refaults, plenty of inactive file: cache trim, file only",
+	  .swappiness = 60, .cache_trim_mode = true },
+	{ .desc = "file refaults: no cache trim, anon scanned",
+	  .file_refaulted = true, .swappiness = 60, .deactivate_file = true,
+	  .scan_anon = true },
+	{ .desc = "inactive file low: no cache trim, anon scanned",
+	  .inactive_file_low = true, .swappiness = 60,
+	  .deactivate_file = true, .scan_anon = true },
+	{ .desc = "force_deactivate: no cache trim, anon scanned",
+	  .force_deactivate = true, .swappiness = 60, .deactivate_file = true,
+	  .scan_anon = true },
+	{ .desc = "file refaults but no swap: file only",
+	  .file_refaulted = true, .no_swap = true, .swappiness = 60,
+	  .deactivate_file = true },
+	{ .desc = "file refaults but swappiness 0: file only",
+	  .file_refaulted = true, .swappiness = 0, .deactivate_file = true },
 };
 
 KUNIT_ARRAY_PARAM_DESC(vt_balance, vt_balance_cases, desc);
@@ -802,7 +798,7 @@ static void prepare_scan_control_test(struct kunit *test)
 
 	vt_switch_lru_gen(test, false);
 	vt_set_swap(test, c->no_swap ? 0 : VT_LOTS);
-	vt_set_swappiness(test, c->swappiness);
+	mm_kunit_set_knob(test, vm_swappiness, c->swappiness);
 	atomic_long_set(&node.pgdat->node_zones[MAX_NR_ZONES - 1].managed_pages,
 			4 * VT_LOTS);
 	vt_set_lru_size(test, &node, LRU_INACTIVE_ANON, VT_LOTS);
@@ -824,15 +820,15 @@ static void prepare_scan_control_test(struct kunit *test)
 	get_scan_count(lruvec, &sc, nr);
 
 	KUNIT_EXPECT_EQ_MSG(test, c->cache_trim_mode, (bool)sc.cache_trim_mode,
-			    "%s: cache_trim_mode", c->desc);
+			    "cache_trim_mode");
 	KUNIT_EXPECT_EQ_MSG(test, c->deactivate_file,
 			    !!(sc.may_deactivate & DEACTIVATE_FILE),
-			    "%s: may deactivate file", c->desc);
-	KUNIT_EXPECT_FALSE_MSG(test, sc.file_is_tiny, "%s: file_is_tiny", c->desc);
+			    "may deactivate file");
+	KUNIT_EXPECT_FALSE_MSG(test, sc.file_is_tiny, "file_is_tiny");
 	KUNIT_EXPECT_GT_MSG(test, nr[LRU_INACTIVE_FILE], 0UL,
-			    "%s: inactive file scanned", c->desc);
+			    "inactive file scanned");
 	KUNIT_EXPECT_EQ_MSG(test, c->scan_anon, nr[LRU_INACTIVE_ANON] > 0,
-			    "%s: inactive anon scanned (nr %lu)", c->desc,
+			    "inactive anon scanned (nr %lu)",
 			    nr[LRU_INACTIVE_ANON]);
 }
 
