@@ -842,6 +842,34 @@ static void filemap_map_pages_credit_test(struct kunit *test)
 			    "mmap_miss (was %u)", c->miss_before);
 }
 
+/*
+ * Fault-around adds each page it maps to the mm's file RSS once: a page
+ * already mapped by an earlier fault-around is not counted again.
+ */
+static void filemap_map_pages_rss_test(struct kunit *test)
+{
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+	long before, first, second;
+	pgoff_t index;
+
+	for (index = 998; index <= 1002; index++)
+		ft_cache_page(test, ft, index);
+	before = get_mm_counter(map.mm, MM_FILEPAGES);
+	ft_map_pages(test, &map, 1001, 1001, 1001, 0);
+	first = get_mm_counter(map.mm, MM_FILEPAGES);
+	ft_map_pages(test, &map, 1000, 996, 1003, 0);
+	second = get_mm_counter(map.mm, MM_FILEPAGES);
+
+	KUNIT_EXPECT_EQ_MSG(test, 1L, first - before, "one page mapped");
+	KUNIT_EXPECT_EQ_MSG(test, 4L, second - first,
+			    "four more mapped, the fifth was already");
+	for (index = 998; index <= 1002; index++)
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      ft_pte_present(&map, ft_addr(&map, index)),
+				      "PTE of page %lu", index);
+}
+
 static struct kunit_case ft_mmap_miss_cases[] = {
 	KUNIT_CASE_PARAM(do_sync_mmap_readahead_test, ft_sync_gen_params),
 	KUNIT_CASE(do_sync_mmap_readahead_seq_test),
@@ -852,6 +880,7 @@ static struct kunit_case ft_mmap_miss_cases[] = {
 	KUNIT_CASE_PARAM(filemap_fault_hit_test, ft_hit_gen_params),
 	KUNIT_CASE(filemap_fault_miss_test),
 	KUNIT_CASE_PARAM(filemap_map_pages_credit_test, ft_credit_gen_params),
+	KUNIT_CASE(filemap_map_pages_rss_test),
 	{}
 };
 
