@@ -178,7 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
 		       'mutants.json files, and check the threshold')
 	p.add_argument('mutant', nargs='*',
 		       help='only these mutants (file name globs); with '
-		       '--generated, only these functions')
+		       '--generated, only these functions, or mutant ids '
+		       '(function:line:column:operator, or the start of one)')
 
 	p = sub.add_parser('replay', help='mmap access patterns on four builds',
 			   description='Run the mm_filemap_replay suite on stock '

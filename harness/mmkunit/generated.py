@@ -182,8 +182,10 @@ def select(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 	   ) -> Tuple[List[mutagen.Mutant], Dict[str, bytes]]:
 	"""The mutants of the pinned functions, narrowed as asked, and the
 	sources they were made from (the tree with the series)."""
-	chosen = [p for p in pinned if not req.mutants or p.function in req.mutants]
-	unknown = set(req.mutants) - {p.function for p in pinned}
+	# A name is a function, or a mutant id (or the start of one).
+	wanted = {name.split(':')[0] for name in req.mutants}
+	chosen = [p for p in pinned if not wanted or p.function in wanted]
+	unknown = wanted - {p.function for p in pinned}
 	if unknown:
 		raise HarnessError(f'not pinned by any suite: {" ".join(sorted(unknown))}'
 				   f' (the list: {s.overlay.root / "pinned"})')
@@ -196,6 +198,11 @@ def select(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 			found += mutagen.generate(sources[p.path], p.path, p.function)
 		except mutagen.PinnedError as e:
 			raise HarnessError(str(e)) from None
+	ids = [name for name in req.mutants if ':' in name]
+	if ids:
+		found = [m for m in found
+			 if m.function not in {i.split(':')[0] for i in ids} or
+			 any(m.id == i or m.id.startswith(i + ':') for i in ids)]
 	if req.in_diff:
 		if not s.source.kernel:
 			raise HarnessError('--in-diff A..B needs --kernel DIR (a git tree)')
