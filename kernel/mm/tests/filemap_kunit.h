@@ -815,6 +815,7 @@ static const struct ft_credit_case ft_credit_cases[] = {
 	{ .desc = "faulting page is a hit", .miss_before = 10, .miss_after = 9 },
 	{ .desc = "workingset page is no hit", .miss_before = 10,
 	  .miss_after = 10, .workingset = true },
+	{ .desc = "hit at 1 gives 0", .miss_before = 1, .miss_after = 0 },
 	{ .desc = "hit at 0 is clamped at 0", .miss_before = 0,
 	  .miss_after = 0 },
 };
@@ -870,6 +871,54 @@ static void filemap_map_pages_rss_test(struct kunit *test)
 				      "PTE of page %lu", index);
 }
 
+/* The references on page @index's folio, less the lookup's own. */
+static int ft_page_refs(struct kunit *test, struct ft_file *ft, pgoff_t index,
+			bool *locked)
+{
+	struct folio *folio;
+	int refs;
+
+	/* A folio in a per-CPU LRU batch holds a reference of the batch. */
+	lru_add_drain_all();
+	folio = filemap_get_folio(ft->file->f_mapping, index);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(folio), "page %lu cached", index);
+	refs = folio_ref_count(folio) - 1;
+	*locked = folio_test_locked(folio);
+	folio_put(folio);
+	return refs;
+}
+
+/*
+ * Each page fault-around maps takes one reference for its PTE, and its
+ * folio is unlocked again.
+ */
+static void filemap_map_pages_references_test(struct kunit *test)
+{
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+	int before[3], after[3];
+	bool locked[3];
+	pgoff_t index;
+
+	for (index = 999; index <= 1001; index++) {
+		ft_cache_page(test, ft, index);
+		before[index - 999] = ft_page_refs(test, ft, index,
+						   &locked[index - 999]);
+	}
+	ft_map_pages(test, &map, 1000, 996, 1003, 0);
+	for (index = 999; index <= 1001; index++)
+		after[index - 999] = ft_page_refs(test, ft, index,
+						  &locked[index - 999]);
+
+	for (index = 999; index <= 1001; index++) {
+		KUNIT_EXPECT_EQ_MSG(test, before[index - 999] + 1,
+				    after[index - 999],
+				    "references of page %lu", index);
+		KUNIT_EXPECT_FALSE_MSG(test, locked[index - 999],
+				       "page %lu locked", index);
+	}
+}
+
 static struct kunit_case ft_mmap_miss_cases[] = {
 	KUNIT_CASE_PARAM(do_sync_mmap_readahead_test, ft_sync_gen_params),
 	KUNIT_CASE(do_sync_mmap_readahead_seq_test),
@@ -881,6 +930,7 @@ static struct kunit_case ft_mmap_miss_cases[] = {
 	KUNIT_CASE(filemap_fault_miss_test),
 	KUNIT_CASE_PARAM(filemap_map_pages_credit_test, ft_credit_gen_params),
 	KUNIT_CASE(filemap_map_pages_rss_test),
+	KUNIT_CASE(filemap_map_pages_references_test),
 	{}
 };
 
