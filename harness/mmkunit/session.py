@@ -11,7 +11,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from mmkunit import deps
 from mmkunit import kvm
@@ -53,6 +53,10 @@ class Session:
 		self.cache = (source.cache.resolve() if source.cache
 			      else trees.cache_dir())
 		self._overlay: Optional[ov.Overlay] = None
+		# Added to the environment of kunit.py and make.
+		self.env: Dict[str, str] = {}
+		# Patches put on top of the series for this command's builds.
+		self.extra: List[ov.Patch] = []
 
 	@property
 	def overlay(self) -> ov.Overlay:
@@ -105,7 +109,7 @@ class Session:
 
 	def prepare(self, tree: trees.PreparedTree) -> trees.PreparedTree:
 		"""Puts the series onto the tree, and says what that changed."""
-		changed = tree.prepare(self.overlay,
+		changed = tree.prepare(self.overlay, self.extra,
 				       refresh_source=self.refresh_source)
 		if changed:
 			progress.progress(f'updated in {tree.src}: {", ".join(changed)}')
@@ -182,7 +186,7 @@ class Session:
 			qemu_args=(' '.join(qemu_args.read_text().split())
 				   if qemu_args.is_file() else ''),
 			kernel_args=kernel_args, quiet=b.quiet,
-			make_options=cc.make_options, env=cc.env)
+			make_options=cc.make_options, env={**cc.env, **self.env})
 
 	def with_accel(self, opts: runner.RunOptions,
 		       tree: trees.PreparedTree) -> runner.RunOptions:
