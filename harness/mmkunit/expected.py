@@ -30,6 +30,7 @@ import fnmatch
 from pathlib import Path
 from typing import Collection, Dict, List, Optional, Sequence
 
+from mmkunit import listfile
 from mmkunit.runner import CaseResult, Status
 
 
@@ -57,15 +58,10 @@ class Entry:
 
 def parse_expected(text: str, path: str = 'expected') -> List[Entry]:
 	entries: List[Entry] = []
-	for lineno, raw in enumerate(text.splitlines(), 1):
-		line = raw.split('#', 1)[0].strip()
-		if not line:
-			continue
-		where = f'{path}:{lineno}'
-		parts = [p.strip() for p in line.split('|')]
+	for where, raw, parts in listfile.entries(text, path):
 		if len(parts) != 3 or not all(parts):
 			raise ExpectedError(f'{where}: want "fails|unsupported | TEST '
-					    f'| why", got: {raw.strip()}')
+					    f'| why", got: {raw}')
 		try:
 			kind = Kind(parts[0])
 		except ValueError:

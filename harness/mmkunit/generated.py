@@ -27,6 +27,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from mmkunit import deps
 from mmkunit import jobs
+from mmkunit import listfile
 from mmkunit import mutagen
 from mmkunit import overlay as ov
 from mmkunit import runner
@@ -101,14 +102,10 @@ def load_equivalent(path: Path) -> Dict[str, Equivalent]:
 	out: Dict[str, Equivalent] = {}
 	if not path.is_file():
 		return out
-	for lineno, raw in enumerate(path.read_text().splitlines(), 1):
-		line = raw.split('#', 1)[0].strip()
-		if not line:
-			continue
-		parts = [p.strip() for p in line.split('|')]
+	for where, raw, parts in listfile.entries(path.read_text(), str(path)):
 		if len(parts) not in (2, 3) or not all(parts):
-			raise HarnessError(f'{path}:{lineno}: want "ID [| ARCH ...] | '
-					   f'reason", got: {raw.strip()}')
+			raise HarnessError(f'{where}: want "ID [| ARCH ...] | '
+					   f'reason", got: {raw}')
 		arches = tuple(parts[1].split()) if len(parts) == 3 else ()
 		out[parts[0]] = Equivalent(parts[-1], arches)
 	return out

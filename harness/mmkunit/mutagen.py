@@ -32,6 +32,8 @@ import re
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
+from mmkunit import listfile
+
 
 class PinnedError(Exception):
 	"""The list of pinned functions cannot be read, or names a function
@@ -52,14 +54,10 @@ class Pinned:
 def parse_pinned(text: str, where: str = 'pinned') -> List[Pinned]:
 	"""SUITE | FILE | FUNCTION [| ARCH ...], one per line, '#' comments."""
 	out: List[Pinned] = []
-	for lineno, raw in enumerate(text.splitlines(), 1):
-		line = raw.split('#', 1)[0].strip()
-		if not line:
-			continue
-		parts = [p.strip() for p in line.split('|')]
+	for at, raw, parts in listfile.entries(text, where):
 		if len(parts) not in (3, 4) or not all(parts[:3]):
-			raise PinnedError(f'{where}:{lineno}: want "SUITE | FILE | '
-					  f'FUNCTION [| ARCH ...]", got: {raw.strip()}')
+			raise PinnedError(f'{at}: want "SUITE | FILE | '
+					  f'FUNCTION [| ARCH ...]", got: {raw}')
 		arches = tuple(parts[3].split()) if len(parts) == 4 else ()
 		out.append(Pinned(parts[0], parts[1], parts[2], arches))
 	return out
