@@ -205,6 +205,62 @@ static void swapin_nr_pages_test(struct kunit *test)
 			    c->prev_win);
 }
 
+/*
+ * swapin_nr_pages(), the window of the swap readahead that no VMA guides,
+ * keeps state between calls: it takes the readahead hits counted since the
+ * last call (and leaves none), remembers the offset of a call that had no
+ * hits (adjacency is judged against it), and the window it gave (the next
+ * is never less than half of it). With page_cluster 0 there is no
+ * readahead, and the hits are left for later.
+ */
+static void swapin_nr_pages_keeps_state_test(struct kunit *test)
+{
+	unsigned long win[6];
+	int hits[2];
+	int i;
+
+	mm_kunit_set_knob(test, page_cluster, 3);
+	mm_kunit_set_knob(test, swapin_readahead_hits, (atomic_t)ATOMIC_INIT(0));
+	/*
+	 * Whatever earlier calls left: 20 calls without hits, none adjacent
+	 * to the last, halve any window there was down to 1, and remember
+	 * offset 1190.
+	 */
+	for (i = 0; i < 20; i++)
+		swapin_nr_pages(1000 + 10 * i);
+
+	/* No hits, adjacent to the offset remembered: 2. */
+	win[0] = swapin_nr_pages(1191);
+	/* A hit: 1 + 2 rounds up to 4, capped at 2; 1191 stays remembered. */
+	WRITE_ONCE(page_cluster, 1);
+	atomic_set(&swapin_readahead_hits, 1);
+	win[1] = swapin_nr_pages(5000);
+	hits[0] = atomic_read(&swapin_readahead_hits);
+	/* No hits, adjacent to 1191, not to 5000: 2. */
+	win[2] = swapin_nr_pages(1192);
+	/* 3 hits: 3 + 2 rounds up to 8. */
+	WRITE_ONCE(page_cluster, 3);
+	atomic_set(&swapin_readahead_hits, 3);
+	win[3] = swapin_nr_pages(7000);
+	/* No hits, not adjacent: 1, but never less than half of 8. */
+	win[4] = swapin_nr_pages(9000);
+	/* page_cluster 0: no readahead, the hits are not taken. */
+	WRITE_ONCE(page_cluster, 0);
+	atomic_set(&swapin_readahead_hits, 5);
+	win[5] = swapin_nr_pages(9001);
+	hits[1] = atomic_read(&swapin_readahead_hits);
+
+	KUNIT_EXPECT_EQ_MSG(test, 2UL, win[0], "adjacent, no hits");
+	KUNIT_EXPECT_EQ_MSG(test, 2UL, win[1], "one hit, capped at 2");
+	KUNIT_EXPECT_EQ_MSG(test, 0, hits[0], "hits taken");
+	KUNIT_EXPECT_EQ_MSG(test, 2UL, win[2],
+			    "adjacent to the offset of the last call without hits");
+	KUNIT_EXPECT_EQ_MSG(test, 8UL, win[3], "three hits");
+	KUNIT_EXPECT_EQ_MSG(test, 4UL, win[4], "half the last window");
+	KUNIT_EXPECT_EQ_MSG(test, 1UL, win[5], "page_cluster 0");
+	KUNIT_EXPECT_EQ_MSG(test, 5, hits[1], "hits left for later");
+}
+
 /* -------------------------------------------------------------------------
  * swap_vma_ra_win(): placing and clipping the window
  */
@@ -568,6 +624,7 @@ static void swap_cache_get_folio_global_hit_test(struct kunit *test)
 
 static struct kunit_case swap_readahead_test_cases[] = {
 	KUNIT_CASE_PARAM(swapin_nr_pages_test, swapin_nr_pages_gen_params),
+	KUNIT_CASE(swapin_nr_pages_keeps_state_test),
 	KUNIT_CASE_PARAM(swap_vma_ra_win_test, swap_vma_ra_win_gen_params),
 	KUNIT_CASE_PARAM(swap_cache_get_folio_vma_hit_test,
 			 st_vma_hit_gen_params),
