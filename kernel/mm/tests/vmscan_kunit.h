@@ -655,12 +655,88 @@ static void get_type_to_scan_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->tier_idx, tier_idx);
 }
 
+struct vt_ctrl_case {
+	const char *desc;
+	int type, tier;
+	/* This tier's counts: smoothed, of min_seq's history generation. */
+	unsigned long avg_refaulted, refaulted, avg_total, evicted;
+	/* Protected in the tier below, in min_seq's history generation. */
+	unsigned long protected_below;
+	/* read_ctrl_pos()'s result. */
+	unsigned long pos_refaulted, pos_total;
+};
+
+/*
+ * The refault controller's position of a type's tier: refaults and
+ * evictions, smoothed plus those of the history generation min_seq is in;
+ * above tier 0, the folios protected in the tier below count as evicted
+ * from this one.
+ */
+static const struct vt_ctrl_case vt_ctrl_cases[] = {
+	{ .desc = "anon tier 0", .type = LRU_GEN_ANON, .tier = 0,
+	  .avg_refaulted = 100, .refaulted = 10, .avg_total = 1000,
+	  .evicted = 50, .pos_refaulted = 110, .pos_total = 1050 },
+	{ .desc = "file tier 1: tier 0's protected count",
+	  .type = LRU_GEN_FILE, .tier = 1, .avg_refaulted = 200,
+	  .refaulted = 20, .avg_total = 2000, .evicted = 60,
+	  .protected_below = 9, .pos_refaulted = 220, .pos_total = 2069 },
+	{ .desc = "file tier 2: tier 1's protected count",
+	  .type = LRU_GEN_FILE, .tier = 2, .avg_refaulted = 300,
+	  .refaulted = 30, .avg_total = 3000, .evicted = 70,
+	  .protected_below = 7, .pos_refaulted = 330, .pos_total = 3077 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(vt_ctrl, vt_ctrl_cases, desc);
+
+/* What no row asks for: a count read from the wrong place shows. */
+#define VT_CTRL_ELSEWHERE	1000000UL
+
+static void read_ctrl_pos_test(struct kunit *test)
+{
+	const struct vt_ctrl_case *c = test->param_value;
+	struct vt_node node = vt_node_create(test);
+	struct lru_gen_folio *lrugen = &node.lruvec->lrugen;
+	struct ctrl_pos pos = {};
+	int hist, type, tier;
+
+	for (hist = 0; hist < NR_HIST_GENS; hist++) {
+		for (type = 0; type < ANON_AND_FILE; type++) {
+			for (tier = 0; tier < MAX_NR_TIERS; tier++) {
+				lrugen->avg_refaulted[type][tier] = VT_CTRL_ELSEWHERE;
+				lrugen->avg_total[type][tier] = VT_CTRL_ELSEWHERE;
+				atomic_long_set(&lrugen->refaulted[hist][type][tier],
+						VT_CTRL_ELSEWHERE);
+				atomic_long_set(&lrugen->evicted[hist][type][tier],
+						VT_CTRL_ELSEWHERE);
+				if (tier)
+					lrugen->protected[hist][type][tier - 1] =
+						VT_CTRL_ELSEWHERE;
+			}
+		}
+	}
+	lrugen->min_seq[c->type] = 5;
+	hist = lru_hist_from_seq(5);
+	lrugen->avg_refaulted[c->type][c->tier] = c->avg_refaulted;
+	lrugen->avg_total[c->type][c->tier] = c->avg_total;
+	atomic_long_set(&lrugen->refaulted[hist][c->type][c->tier], c->refaulted);
+	atomic_long_set(&lrugen->evicted[hist][c->type][c->tier], c->evicted);
+	if (c->tier)
+		lrugen->protected[hist][c->type][c->tier - 1] = c->protected_below;
+
+	read_ctrl_pos(node.lruvec, c->type, c->tier, 3, &pos);
+
+	KUNIT_EXPECT_EQ(test, c->pos_refaulted, pos.refaulted);
+	KUNIT_EXPECT_EQ(test, c->pos_total, pos.total);
+	KUNIT_EXPECT_EQ(test, 3, pos.gain);
+}
+
 static struct kunit_case vt_mglru_cases[] = {
 	KUNIT_CASE_PARAM(lru_gen_add_folio_test, vt_add_gen_params),
 	KUNIT_CASE(lru_gen_add_folio_unevictable_test),
 	KUNIT_CASE_PARAM(sort_folio_test, vt_sort_gen_params),
 	KUNIT_CASE(folio_mark_accessed_refs_test),
 	KUNIT_CASE_PARAM(get_type_to_scan_test, vt_type_gen_params),
+	KUNIT_CASE_PARAM(read_ctrl_pos_test, vt_ctrl_gen_params),
 	{}
 };
 
