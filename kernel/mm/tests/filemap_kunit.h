@@ -845,7 +845,9 @@ static void filemap_map_pages_credit_test(struct kunit *test)
 
 /*
  * Fault-around adds each page it maps to the mm's file RSS once: a page
- * already mapped by an earlier fault-around is not counted again.
+ * already mapped by an earlier fault-around is not counted again. The
+ * counter is summed over the CPUs: on SMP get_mm_counter() leaves out
+ * the other CPUs' unfolded parts.
  */
 static void filemap_map_pages_rss_test(struct kunit *test)
 {
@@ -856,11 +858,11 @@ static void filemap_map_pages_rss_test(struct kunit *test)
 
 	for (index = 998; index <= 1002; index++)
 		ft_cache_page(test, ft, index);
-	before = get_mm_counter(map.mm, MM_FILEPAGES);
+	before = get_mm_counter_sum(map.mm, MM_FILEPAGES);
 	ft_map_pages(test, &map, 1001, 1001, 1001, 0);
-	first = get_mm_counter(map.mm, MM_FILEPAGES);
+	first = get_mm_counter_sum(map.mm, MM_FILEPAGES);
 	ft_map_pages(test, &map, 1000, 996, 1003, 0);
-	second = get_mm_counter(map.mm, MM_FILEPAGES);
+	second = get_mm_counter_sum(map.mm, MM_FILEPAGES);
 
 	KUNIT_EXPECT_EQ_MSG(test, 1L, first - before, "one page mapped");
 	KUNIT_EXPECT_EQ_MSG(test, 4L, second - first,

@@ -28,6 +28,13 @@ kunit_compat_filemap_get_folio(struct address_space *mapping, pgoff_t index)
 
 #define filemap_get_folio kunit_compat_filemap_get_folio
 
+/* mm->rss_stat is a percpu_counter since 6.2; in 6.1 an exact atomic. */
+static inline unsigned long get_mm_counter_sum(struct mm_struct *mm,
+					       int member)
+{
+	return get_mm_counter(mm, member);
+}
+
 /*
  * The PTE recheck before a major fault (6.9): 6.1's filemap_fault() goes
  * on to the page cache whatever the PTE holds, as if the recheck said 0.
