@@ -35,7 +35,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
@@ -173,11 +172,7 @@ def run_coverage(s: Session) -> int:
 	if s.build.arch != 'um':
 		raise HarnessError('coverage runs under UML only (see docs/coverage.md)')
 	s.ensure_deps(deps.COVERAGE)
-	site = deps.ensure_pypi(
-		deps.MUTANTS_PYPI, s.cache / 'tree-sitter-python{}.{}'.format(
-			*sys.version_info[:2]), allow_install=s.source.install)
-	if str(site) not in sys.path:
-		sys.path.insert(0, str(site))
+	mutagen.use_parser(s.cache, s.source.install)
 	pinned = mutagen.load_pinned(s.overlay.root / 'pinned')
 	tree = s.prepared_tree()
 	build = tree.build_dir(s.build_key)

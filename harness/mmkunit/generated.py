@@ -20,17 +20,14 @@ import dataclasses
 import difflib
 import enum
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
-from mmkunit import deps
 from mmkunit import jobs
 from mmkunit import listfile
 from mmkunit import mutagen
 from mmkunit import overlay as ov
-from mmkunit import runner
 from mmkunit import tce
 from mmkunit import trees
 from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED, MutantsRequest
@@ -220,11 +217,7 @@ def select(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 
 def run_generated(s: Session, req: MutantsRequest) -> int:
 	s.ensure_deps()
-	site = deps.ensure_pypi(
-		deps.MUTANTS_PYPI, s.cache / 'tree-sitter-python{}.{}'.format(
-			*sys.version_info[:2]), allow_install=s.source.install)
-	if str(site) not in sys.path:
-		sys.path.insert(0, str(site))
+	mutagen.use_parser(s.cache, s.source.install)
 	pinned = mutagen.load_pinned(s.overlay.root / 'pinned')
 	reviewed = load_equivalent(s.overlay.root / 'equivalent')
 	arch = s.build.arch

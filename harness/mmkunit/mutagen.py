@@ -29,9 +29,11 @@ import dataclasses
 import difflib
 import random
 import re
+import sys
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
+from mmkunit import deps
 from mmkunit import listfile
 
 
@@ -107,6 +109,16 @@ _BOR = {'&': '|', '|': '&', '^': '&', '&=': '|=', '|=': '&='}
 _LOR = {'&&': '||', '||': '&&'}
 _INT = re.compile(r'^(0[xX][0-9a-fA-F]+|[0-9]+)([uUlL]*)$')
 _DELETABLE = ('call_expression', 'assignment_expression', 'update_expression')
+
+
+def use_parser(cache: Path, install: bool) -> None:
+	"""Makes tree-sitter and its C grammar importable: installed from
+	PyPI into the cache (for the running Python) if need be."""
+	site = deps.ensure_pypi(
+		deps.MUTANTS_PYPI, cache / 'tree-sitter-python{}.{}'.format(
+			*sys.version_info[:2]), allow_install=install)
+	if str(site) not in sys.path:
+		sys.path.insert(0, str(site))
 
 
 def _parser() -> Any:
