@@ -20,7 +20,7 @@ from mmkunit import trees
 from mmkunit.request import (
 	EXIT_ERROR, Build, CheckRequest, CoverageRequest, ExportRequest,
 	FixesRequest, LintRequest, MutantsRequest, PrepareRequest,
-	ReplayRequest, Request, RunRequest, SelftestRequest, Source)
+	ReplayRequest, Request, RunRequest, Scale, SelftestRequest, Source)
 
 COMMANDS = ('run', 'prepare', 'export', 'lint', 'mutants', 'replay', 'fixes',
 	    'coverage', 'selftest', 'check')
@@ -186,9 +186,14 @@ def build_parser() -> argparse.ArgumentParser:
 			   '6.12 (the series without its fixes), each fix alone '
 			   'and all fixes, and write the pages read, major faults, '
 			   'read-around faults and mmap_miss of each scenario as a '
-			   'table, a CSV and a PNG plot.')
+			   'table, a CSV and a PNG plot, and check the bounds the '
+			   'scenario table states.')
 	_common(p)
 	_run_opts(p)
+	p.add_argument('--scale', choices=[s.value for s in Scale],
+		       default=Scale.SMALL.value,
+		       help='small (default, seconds) or seed (the proposal\'s '
+		       'setup: a 20 GiB file, an 8 GiB guest; minutes)')
 
 	p = sub.add_parser('fixes', help='which fixes an older kernel lacks',
 			   description='Build the suites on an older kernel through '
@@ -267,7 +272,7 @@ def to_request(a: argparse.Namespace) -> Request:
 				      sample=a.sample, seed=a.seed,
 				      shard=a.shard, merge=tuple(a.merge))
 	if a.command == 'replay':
-		return ReplayRequest(src, _build(a))
+		return ReplayRequest(src, _build(a), scale=Scale(a.scale))
 	if a.command == 'fixes':
 		return FixesRequest(src, _build(a))
 	if a.command == 'coverage':

@@ -1,41 +1,80 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The mm_filemap_replay suite's numbers: parsed, tabulated, plotted.
+"""The mm_filemap_replay suites' numbers: parsed, tabulated, plotted, and
+held against the bounds the scenario table states.
 
-The suite prints one KTAP diagnostic per scenario,
+The suites print one KTAP diagnostic per scenario,
 
   # filemap_replay_test: replay: <scenario>: touches=N pages_read=N
-    major_faults=N readaround_faults=N mmap_miss=N
+    page_size=N major_faults=N readaround_faults=N refaults=N
+    refault_activations=N mmap_miss=N
 
-and ./run_kunit.sh replay runs it on several builds (stock 6.12, each fix
-alone, all fixes), collecting the lines into a CSV and a PNG plot.
+and ./run_kunit.sh replay runs one scale of them on several builds (stock
+6.12, each fix alone, all fixes), collecting the lines into a CSV and a
+PNG plot, and checks the all-fixes build against stock.
 """
 
 from __future__ import annotations
 
 import csv
 import dataclasses
+import enum
 import io
+import math
 import re
 import shutil
 import subprocess
 import time
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from mmkunit import deps
 from mmkunit import overlay as ov
 from mmkunit import progress
 from mmkunit import runner
-from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED, ReplayRequest
+from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED, ReplayRequest, Scale
 from mmkunit.session import Session
 
-SUITE = 'mm_filemap_replay'
+SUITES = {Scale.SMALL: 'mm_filemap_replay',
+	  Scale.SEED: 'mm_filemap_replay_seed'}
 KCONFIG = 'CONFIG_MM_FILEMAP_REPLAY_KUNIT_TEST=y'
-METRICS = ('touches', 'pages_read', 'major_faults', 'readaround_faults',
-	   'mmap_miss')
+SCENARIOS = 'mm/tests/filemap_replay_scenarios.h'
+METRICS = ('touches', 'pages_read', 'page_size', 'major_faults',
+	   'readaround_faults', 'refaults', 'refault_activations', 'mmap_miss')
+# What the tables, the CSV and the plot show: the metrics and GiB read.
+GIB_READ = 'gib_read'
+COLUMNS = ('touches', 'pages_read', GIB_READ, 'major_faults',
+	   'readaround_faults', 'refaults', 'refault_activations', 'mmap_miss')
+# The page size the memory a scale needs is worked out with (UML and
+# x86_64 both have 4 KiB pages).
+PAGE_SIZE = 4096
+# Memory the kernel needs besides the scenario's page cache: itself, the
+# test's arrays, the page tables and the xarray's shadow entries, and
+# enough above the watermarks that kswapd never wakes.
+HEADROOM = 1 << 30
+# The build the bounds hold for, and the stock build it is compared with.
+STOCK = 'stock'
 
 _LINE = re.compile(r'# (?:\S+: )?replay: (?P<scenario>.+?): '
 		   r'(?P<fields>(?:[a-z_]+=\d+ ?)+)$')
+_ROW = re.compile(r'^REPLAY_SCENARIO\((?P<args>.*)\)\s*$', re.M)
+_EXPECT = re.compile(r'^(RP_SAVES|RP_SAME)\((\d+)\)$|^RP_ANY$')
+
+
+class Expect(enum.Enum):
+	SAVES = 'RP_SAVES'	# stock reads at least n times as many pages
+	SAME = 'RP_SAME'	# within n per cent of stock
+	ANY = 'RP_ANY'		# no bound
+
+
+@dataclasses.dataclass(frozen=True)
+class Scenario:
+	"""A row of the scenario table, as far as the harness needs it."""
+	scale: Scale
+	name: str
+	file_pages: int
+	cache_pages: int
+	expect: Expect
+	bound: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,12 +83,42 @@ class Row:
 	scenario: str
 	values: Tuple[int, ...]  # in METRICS order
 
-	def get(self, metric: str) -> int:
+	def get(self, metric: str) -> float:
+		if metric == GIB_READ:
+			return round(self.get('pages_read') * self.get('page_size')
+				     / (1 << 30), 2)
 		return self.values[METRICS.index(metric)]
 
 
 class ReplayError(Exception):
-	"""A diagnostic line the harness cannot read."""
+	"""A diagnostic line or a scenario the harness cannot read."""
+
+
+def scenarios(text: str) -> List[Scenario]:
+	"""The rows of the scenario table (filemap_replay_scenarios.h)."""
+	out: List[Scenario] = []
+	for m in _ROW.finditer(text):
+		args = [a.strip() for a in
+			re.findall(r'"[^"]*"|[^,]+', m.group('args'))]
+		if len(args) != 10:
+			raise ReplayError(f'{m.group(0).strip()}: {len(args)} '
+					  'columns, not 10')
+		e = _EXPECT.match(args[9])
+		if args[0] not in ('RP_SMALL', 'RP_SEED') or not e:
+			raise ReplayError(f'{m.group(0).strip()}: no scale or '
+					  'expectation the harness knows')
+		out.append(Scenario(
+			Scale.SMALL if args[0] == 'RP_SMALL' else Scale.SEED,
+			args[1].strip('"'), int(args[2]), int(args[3]),
+			Expect(e.group(1) or 'RP_ANY'), int(e.group(2) or 0)))
+	return out
+
+
+def memory(rows: Sequence[Scenario]) -> str:
+	"""The mem= a kernel needs to hold the largest page cache of rows
+	with HEADROOM to spare, in whole GiB."""
+	cached = max(min(s.file_pages, s.cache_pages) for s in rows)
+	return f'{math.ceil((cached * PAGE_SIZE + HEADROOM) / (1 << 30))}G'
 
 
 def parse(build: str, ktap: str) -> List[Row]:
@@ -71,10 +140,14 @@ def parse(build: str, ktap: str) -> List[Row]:
 def to_csv(rows: Sequence[Row]) -> str:
 	out = io.StringIO()
 	w = csv.writer(out, lineterminator='\n')
-	w.writerow(('build', 'scenario') + METRICS)
+	w.writerow(('build', 'scenario') + COLUMNS)
 	for r in rows:
-		w.writerow((r.build, r.scenario) + r.values)
+		w.writerow((r.build, r.scenario) + tuple(r.get(c) for c in COLUMNS))
 	return out.getvalue()
+
+
+def _fmt(value: float) -> str:
+	return f'{value:.2f}' if isinstance(value, float) else str(value)
 
 
 def table(rows: Sequence[Row], metric: str) -> str:
@@ -82,7 +155,7 @@ def table(rows: Sequence[Row], metric: str) -> str:
 	builds = list(dict.fromkeys(r.build for r in rows))
 	scenarios = list(dict.fromkeys(r.scenario for r in rows))
 	cell: Dict[Tuple[str, str], str] = {
-		(r.scenario, r.build): str(r.get(metric)) for r in rows}
+		(r.scenario, r.build): _fmt(r.get(metric)) for r in rows}
 	lines = [[metric] + builds]
 	lines += [[s] + [cell.get((s, b), '-') for b in builds] for s in scenarios]
 	widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
@@ -91,6 +164,61 @@ def table(rows: Sequence[Row], metric: str) -> str:
 			  for i, (c, w) in enumerate(zip(line, widths)))
 		for line in lines)
 
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+	build: str
+	scenario: str
+	expect: Expect
+	bound: int
+	stock: int
+	pages: int
+
+	@property
+	def holds(self) -> bool:
+		if self.expect is Expect.SAVES:
+			return self.stock >= self.bound * self.pages
+		return abs(self.pages - self.stock) * 100 <= self.bound * self.stock
+
+	def __str__(self) -> str:
+		ratio = (f'{self.stock / self.pages:.1f}x fewer' if self.pages
+			 else 'none')
+		want = (f'at least {self.bound}x fewer'
+			if self.expect is Expect.SAVES
+			else f'within {self.bound}% of stock')
+		return (f'{self.build}: {self.scenario}: {self.pages} pages read, '
+			f'stock {self.stock} ({ratio}); must be {want}: '
+			f'{"holds" if self.holds else "FAILS"}')
+
+
+def verdicts(rows: Sequence[Row], table_rows: Sequence[Scenario]
+	     ) -> List[Verdict]:
+	"""Every build's pages read against stock's, by the bound of each
+	scenario that has one."""
+	pages = {(r.build, r.scenario): r.get('pages_read') for r in rows}
+	out = []
+	for sc in table_rows:
+		stock = pages.get((STOCK, sc.name))
+		if sc.expect is Expect.ANY or stock is None:
+			continue
+		out += [Verdict(r.build, sc.name, sc.expect, sc.bound, int(stock),
+				int(r.get('pages_read')))
+			for r in rows if r.scenario == sc.name and r.build != STOCK]
+	return out
+
+
+def judge(vs: Sequence[Verdict], full: str) -> List[str]:
+	"""What is wrong with the verdicts: the build with every fix (full)
+	must hold every bound; a build with only some of them must fail a
+	RP_SAVES bound (SPEC: either part alone helps little)."""
+	wrong = [f'{v}' for v in vs if v.build == full and not v.holds]
+	for build in dict.fromkeys(v.build for v in vs if v.build != full):
+		saves = [v for v in vs if v.build == build
+			 and v.expect is Expect.SAVES]
+		if saves and all(v.holds for v in saves):
+			wrong.append(f'{build}: holds every bound of the full '
+				     'proposal, which one part alone must not')
+	return wrong
 
 _GNUPLOT = '''\
 set terminal pngcairo noenhanced size 1400,{height} font "sans,10"
@@ -102,7 +230,7 @@ set style fill solid 0.8 border -1
 set key outside right top
 set grid ytics
 set logscale y
-set yrange [1:*]
+set yrange [0.01:*]
 set xtics rotate by -30 left nomirror
 set bmargin 8
 set multiplot layout {panels},1 title "{title}"
@@ -116,13 +244,14 @@ def wide(rows: Sequence[Row], metric: str) -> str:
 	cell = {(r.scenario, r.build): r.get(metric) for r in rows}
 	out = ['scenario\t' + '\t'.join(builds)]
 	for s in scenarios:
-		out.append(s + '\t' + '\t'.join(str(cell.get((s, b), 'NaN'))
+		out.append(s + '\t' + '\t'.join(_fmt(cell[(s, b)])
+						  if (s, b) in cell else 'NaN'
 						  for b in builds))
 	return '\n'.join(out) + '\n'
 
 
 def plot(rows: Sequence[Row], png: Path,
-	 metrics: Sequence[str] = ('pages_read', 'major_faults'),
+	 metrics: Sequence[str] = (GIB_READ, 'major_faults'),
 	 title: str = 'mm_filemap_replay') -> None:
 	"""A PNG with a clustered bar chart per metric, by gnuplot.
 
@@ -163,29 +292,44 @@ def builds(overlay: ov.Overlay) -> List[Tuple[str, List[str]]]:
 	return out
 
 
+# The longest a seed-scale build may run before it counts as hung.
+SEED_TIMEOUT = 3600
+
+
 def run_replay(s: Session, req: ReplayRequest) -> int:
-	"""The suite on each build; the table, the CSV and the plot."""
+	"""The suite of one scale on each build; the table, the CSV, the plot
+	and the bounds."""
 	s.ensure_deps(deps.REPLAY)
-	opts = s.run_options(filter_glob=SUITE)
-	opts.kunit_args = [f'--kconfig_add={KCONFIG}', *opts.kunit_args]
-	base = s.results_dir(f'{s.build.arch}-replay')
+	text = s.overlay.contents.get(SCENARIOS, b'').decode()
+	table_rows = [sc for sc in scenarios(text) if sc.scale is req.scale]
+	if not table_rows:
+		raise ReplayError(f'{SCENARIOS}: no {req.scale.value} scenario')
+	opts = s.run_options(filter_glob=SUITES[req.scale])
+	opts.kconfig_add = [KCONFIG]
+	if req.scale is Scale.SEED:
+		opts.memory = memory(table_rows)
+		opts.timeout = SEED_TIMEOUT
+	base = s.results_dir(f'{s.build.arch}-replay-{req.scale.value}')
 	tree = s.prepared_tree()
+	labels = builds(s.overlay)
 	rows: List[Row] = []
 	failed: List[str] = []
 	started = time.monotonic()
 	with tree.locked():
 		try:
-			for label, without in builds(s.overlay):
+			for label, without in labels:
 				tree.prepare(s.overlay.without(without),
 					     refresh_source=s.refresh_source)
-				progress.progress(f'replay on {label}')
+				progress.progress(f'replay ({req.scale.value}) on {label}'
+						  + (f', mem={opts.memory}'
+						     if opts.memory else ''))
 				result = runner.run_kunit(
 					tree.src, tree.build_dir(s.build_key), opts,
 					base / re.sub(r'[^A-Za-z0-9]+', '-', label))
 				ktap = result.results_dir / 'ktap.log'
 				found = parse(label, ktap.read_text()
 					      if ktap.is_file() else '')
-				if not result.ok or not found:
+				if not result.ok or len(found) != len(table_rows):
 					failed.append(label)
 					print(f'mm-kunit: replay on {label}: '
 					      f'{result.error or result.summary()}')
@@ -195,13 +339,21 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 		finally:
 			tree.prepare(s.overlay, refresh_source=s.refresh_source)
 	(base / 'replay.csv').write_text(to_csv(rows))
-	for metric in METRICS[1:]:
+	for metric in COLUMNS[1:]:
 		print(table(rows, metric) + '\n')
 	if rows:
 		plot(rows, base / 'replay.png',
-		     title=f'mm_filemap_replay ({s.build.arch}): stock vs the '
-		     'mmap_miss proposal')
+		     title=f'mm_filemap_replay, {req.scale.value} scale '
+		     f'({s.build.arch}): stock vs the mmap_miss proposal')
 	print(f'mm-kunit: replay table in {base / "replay.csv"}'
 	      + (f' and {base / "replay.png"}' if rows else ''))
+	wrong: List[str] = []
+	if len(labels) > 1 and not failed:
+		vs = verdicts(rows, table_rows)
+		for v in vs:
+			print(f'mm-kunit: bound: {v}')
+		wrong = judge(vs, labels[-1][0])
+		for w in wrong:
+			print(f'mm-kunit: replay: {w}')
 	print(f'mm-kunit: replay took {time.monotonic() - started:.0f} s')
-	return EXIT_OK if not failed else EXIT_TESTS_FAILED
+	return EXIT_OK if not failed and not wrong else EXIT_TESTS_FAILED

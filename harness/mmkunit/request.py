@@ -9,6 +9,7 @@ the overlay, the kunit.py options) is worked out by session.py.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import os
 from pathlib import Path
 from typing import Optional, Tuple, Union
@@ -16,6 +17,12 @@ from typing import Optional, Tuple, Union
 EXIT_OK = 0
 EXIT_TESTS_FAILED = 1
 EXIT_ERROR = 2
+
+
+class Scale(enum.Enum):
+	"""Which replay scenarios run: the fast default, or the proposal's."""
+	SMALL = 'small'
+	SEED = 'seed'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,6 +112,7 @@ class MutantsRequest:
 class ReplayRequest:
 	source: Source = Source()
 	build: Build = Build()
+	scale: Scale = Scale.SMALL
 
 
 @dataclasses.dataclass(frozen=True)

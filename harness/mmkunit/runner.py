@@ -179,6 +179,12 @@ class RunOptions:
 	env: Dict[str, str] = dataclasses.field(default_factory=dict)
 	# After a crash, run the tests after it in further boots (run_kunit).
 	rerun_after_crash: bool = True
+	# Options added to the configuration (kunit.py --kconfig_add).
+	kconfig_add: Sequence[str] = ()
+	# The kernel's memory, as mem= takes it ('9G'); None: kunit.py's 1 GiB.
+	memory: Optional[str] = None
+	# Seconds the tests may run (kunit.py --timeout); None: kunit.py's.
+	timeout: Optional[int] = None
 
 
 def ccache_options(ccache_dir: Path) -> RunOptions:
@@ -212,11 +218,18 @@ def kunit_command(tree: Path, build_dir: Path, opts: RunOptions,
 		cmd.append(f'--jobs={opts.jobs}')
 	if subcommand in ('run', 'build', 'config'):
 		cmd += [f'--make_options={o}' for o in opts.make_options]
+		cmd += [f'--kconfig_add={o}' for o in opts.kconfig_add]
 	cmd += [f'--kunitconfig={k}' for k in opts.kunitconfigs]
-	if opts.qemu_args:
-		cmd.append(f'--qemu_args={opts.qemu_args}')
+	qemu_args = opts.qemu_args
+	if opts.memory and opts.arch != 'um':
+		# QEMU takes the last -m: this one, after kunit.py's.
+		qemu_args = f'{qemu_args} -m {opts.memory}'.strip()
+	if qemu_args:
+		cmd.append(f'--qemu_args={qemu_args}')
 	if subcommand in ('run', 'exec'):
 		cmd += [f'--kernel_args={k}' for k in opts.kernel_args]
+		if opts.timeout:
+			cmd.append(f'--timeout={opts.timeout}')
 		cmd += ['--list_tests'] if list_tests else [f'--json={json_path}']
 		cmd += list(opts.kunit_args)
 		if opts.filter_glob:
@@ -311,11 +324,16 @@ def _run_once(tree: Path, build_dir: Path, opts: RunOptions,
 						 error='the kernel did not build; see '
 						 f'{results_dir / "kunit.out"}'), []
 			build_seconds = time.monotonic() - started
-		returncode = _stream(
-			kunit_command(tree, build_dir, opts, json_path,
-				      'exec' if prebuilt_config or exec_only
-				      else 'run'),
-			tree, out, opts.quiet, opts.env, build_dir)
+		if opts.memory and opts.arch == 'um':
+			returncode = _boot_uml(tree, build_dir, opts, json_path,
+					       out, build=not (prebuilt_config
+							       or exec_only))
+		else:
+			returncode = _stream(
+				kunit_command(tree, build_dir, opts, json_path,
+					      'exec' if prebuilt_config or exec_only
+					      else 'run'),
+				tree, out, opts.quiet, opts.env, build_dir)
 	result = RunResult(returncode, [], results_dir)
 	m = _ELAPSED.search((results_dir / 'kunit.out').read_text(errors='replace'))
 	result.build_seconds = float(m.group(1)) if m else build_seconds
@@ -352,6 +370,42 @@ def _run_once(tree: Path, build_dir: Path, opts: RunOptions,
 	if not result.cases:
 		result.error = 'no test ran (does the filter match any test?)'
 	return result, lines
+
+
+def _boot_uml(tree: Path, build_dir: Path, opts: RunOptions,
+	      json_path: Path, out: Any, build: bool) -> int:
+	"""Builds (with kunit.py build, if build) and boots the UML kernel with
+	opts.memory, then has kunit.py parse its console (build_dir/test.log).
+
+	kunit.py starts UML with mem=1G after any --kernel_args, and UML takes
+	the last mem=, so a kernel that needs more is booted here, with the
+	arguments kunit.py would give it.
+	"""
+	if build:
+		rc = _stream(kunit_command(tree, build_dir, opts, json_path,
+					   'build'),
+			     tree, out, opts.quiet, opts.env, build_dir)
+		if rc != 0:
+			return rc
+	params = [str(build_dir / 'linux'), *opts.kernel_args]
+	if opts.filter_glob:
+		params.append(f'kunit.filter_glob={opts.filter_glob}')
+	params += ['kunit.enable=1', f'mem={opts.memory}', 'console=tty',
+		   'kunit_shutdown=halt']
+	out.write('$ ' + ' '.join(params) + '\n')
+	out.flush()
+	console = build_dir / 'test.log'
+	with progress.Heartbeat('in the UML kernel', None), \
+	     open(console, 'w') as log:
+		try:
+			subprocess.run(params, cwd=build_dir, stdin=subprocess.DEVNULL,
+				       stdout=log, stderr=subprocess.STDOUT,
+				       timeout=opts.timeout, check=False)
+		except subprocess.TimeoutExpired:
+			log.write(f'\nmm-kunit: killed after {opts.timeout} s\n')
+	return _stream([sys.executable, str(tree / KUNIT_PY), 'parse',
+			f'--json={json_path}', str(console)],
+		       tree, out, opts.quiet, opts.env)
 
 
 def list_tests(tree: Path, build_dir: Path, opts: RunOptions,

@@ -6,9 +6,11 @@
  * This file is included at the bottom of mm/filemap.c, after
  * filemap_kunit.h, whose test file, mapping and fault helpers it uses.
  *
- * Suite:
- *  - mm_filemap_replay: the pages read, major faults and read-around
- *    faults of each scenario, on the build at hand (stock or patched).
+ * Suites:
+ *  - mm_filemap_replay: the small scenarios (a 256 MiB file), seconds;
+ *  - mm_filemap_replay_seed: the proposal's setup (a 20 GiB file under the
+ *    pressure of an 8 GiB guest, a 4 GiB file that fits), minutes, and a
+ *    kernel with the memory to hold its page cache.
  *
  * Each scenario (mm/tests/filemap_replay_scenarios.h) maps a file whose
  * backing store is a stub that counts the pages it is asked to read, and
@@ -16,24 +18,43 @@
  * read fault, driven as the arch fault handler and do_read_fault() drive
  * it: fault-around through filemap_map_pages(); on a miss, filemap_fault()
  * with synchronous read-around, which drops the mmap lock and returns
- * VM_FAULT_RETRY; then the retry with FAULT_FLAG_TRIED. The page cache is
- * bounded: after each touch the test evicts the least recently used pages
- * beyond the scenario's capacity (unmapping them first), as memory pressure
- * would.
+ * VM_FAULT_RETRY; then the retry with FAULT_FLAG_TRIED.
  *
- * The suite reports, per scenario, the pages read, the major faults, the
- * faults that read around and the final mmap_miss, as KTAP diagnostics
+ * The page cache is bounded. The test keeps its own LRU of the file's
+ * cached pages (a list threaded through two arrays indexed by page: O(1)
+ * per page read, touched or evicted) and, after each touch, reclaims the
+ * least recently used pages beyond the scenario's capacity through the
+ * kernel's reclaim: isolated from the LRU and handed to reclaim_pages(),
+ * which unmaps them and evicts them with shadow entries in
+ * shrink_folio_list(), as MADV_PAGEOUT does. An active victim is marked
+ * workingset first, as reclaim's deactivation does. A later read of an
+ * evicted page is then a refault that workingset_refault() judges, and
+ * folios it finds to be part of the working set come back PG_workingset,
+ * which fault-around does not credit. The replay runs on the classic LRU:
+ * the test picks the victims, so multi-gen LRU generations would never age
+ * and every refault would look recent, which no real machine sees.
+ *
+ * The suites report, per scenario, the pages read, the page size, the major
+ * faults, the faults that read around, the refaults and the refaults that
+ * were activated, and the final mmap_miss, as KTAP diagnostics
  * ("# replay: ..."), which ./run_kunit.sh replay collects for four builds
- * (stock 6.12, P1 only, P2 only, P1 and P2). It checks what holds on every
- * build: each touch is mapped at the end of its fault, the cache stays
- * within its capacity, and a second replay of the scenario gives the same
- * numbers.
+ * (stock 6.12, P1 only, P2 only, P1 and P2) and holds against the bounds
+ * the scenario table states. The suites check what holds on every build:
+ * each touch is mapped at the end of its fault, the page cache holds
+ * exactly the pages the test accounts for (nothing else evicts them), and,
+ * at small scale, a second replay of the scenario gives the same numbers.
  */
 
 #ifdef CONFIG_MM_FILEMAP_REPLAY_KUNIT_TEST
 
 #include <linux/prandom.h>
 #include <linux/vmalloc.h>
+#include <linux/vmstat.h>
+
+enum rp_scale {
+	RP_SMALL,
+	RP_SEED,
+};
 
 enum rp_order {
 	RP_RANDOM,
@@ -42,6 +63,7 @@ enum rp_order {
 };
 
 struct rp_scenario {
+	enum rp_scale scale;
 	const char *desc;
 	unsigned long file_pages;
 	unsigned long cache_pages;
@@ -53,15 +75,39 @@ struct rp_scenario {
 };
 
 static const struct rp_scenario rp_scenarios[] = {
-#define REPLAY_SCENARIO(_desc, _file, _cache, _ra, _order, _stride, _seed, _pm) \
-	{ .desc = _desc, .file_pages = _file, .cache_pages = _cache,	\
-	  .ra_pages = _ra, .order = _order, .stride = _stride,		\
-	  .seed = _seed, .touch_permille = _pm },
+#define REPLAY_SCENARIO(_scale, _desc, _file, _cache, _ra, _order, _stride, \
+			_seed, _pm, _expect)				\
+	{ .scale = _scale, .desc = _desc, .file_pages = _file,		\
+	  .cache_pages = _cache, .ra_pages = _ra, .order = _order,	\
+	  .stride = _stride, .seed = _seed, .touch_permille = _pm },
 #include "filemap_replay_scenarios.h"
 #undef REPLAY_SCENARIO
 };
 
-KUNIT_ARRAY_PARAM_DESC(rp, rp_scenarios, desc);
+/* The scenarios of one scale, as KUnit parameters. */
+static const void *rp_gen_scale(const void *prev, char *desc,
+				enum rp_scale scale)
+{
+	const struct rp_scenario *sc = prev ? prev : rp_scenarios - 1;
+
+	while (++sc < rp_scenarios + ARRAY_SIZE(rp_scenarios)) {
+		if (sc->scale == scale) {
+			strscpy(desc, sc->desc, KUNIT_PARAM_DESC_SIZE);
+			return sc;
+		}
+	}
+	return NULL;
+}
+
+static const void *rp_small_params(const void *prev, char *desc)
+{
+	return rp_gen_scale(prev, desc, RP_SMALL);
+}
+
+static const void *rp_seed_params(const void *prev, char *desc)
+{
+	return rp_gen_scale(prev, desc, RP_SEED);
+}
 
 /* What a replay counts. */
 struct rp_counts {
@@ -69,27 +115,79 @@ struct rp_counts {
 	unsigned long pages_read;
 	unsigned long major_faults;
 	unsigned long readaround_faults;
+	unsigned long refaults;
+	unsigned long refault_activations;
 	unsigned int mmap_miss;
 };
 
+/* Marks a page that is not in the test's LRU (not cached). */
+#define RP_NOT_CACHED	U32_MAX
+
 struct rp_state {
 	const struct rp_scenario *sc;
-	/* For each page: when it was last used (read or touched); 0: not cached. */
-	unsigned long *last_use;
-	unsigned long clock;
+	/*
+	 * The cached pages, least recently used first: a circular list
+	 * threaded through lru_prev[] and lru_next[], indexed by page, with
+	 * its head at index file_pages. A page not cached has
+	 * lru_next[page] == RP_NOT_CACHED.
+	 */
+	u32 *lru_prev;
+	u32 *lru_next;
 	unsigned long cached;
 	unsigned long pages_read;
+	/* Pages read again while the test still had them cached. */
+	unsigned long lost;
 };
 
-/* The stub backing store: counts pages read; a read page is a used page. */
+static bool rp_cached(const struct rp_state *rp, pgoff_t index)
+{
+	return rp->lru_next[index] != RP_NOT_CACHED;
+}
+
+static void rp_lru_del(struct rp_state *rp, pgoff_t index)
+{
+	u32 prev = rp->lru_prev[index], next = rp->lru_next[index];
+
+	rp->lru_next[prev] = next;
+	rp->lru_prev[next] = prev;
+	rp->lru_next[index] = RP_NOT_CACHED;
+	rp->cached--;
+}
+
+/* Make @index the most recently used page. */
+static void rp_lru_use(struct rp_state *rp, pgoff_t index)
+{
+	u32 head = rp->sc->file_pages, last;
+
+	if (rp_cached(rp, index))
+		rp_lru_del(rp, index);
+	last = rp->lru_prev[head];
+	rp->lru_prev[index] = last;
+	rp->lru_next[index] = head;
+	rp->lru_next[last] = index;
+	rp->lru_prev[head] = index;
+	rp->cached++;
+}
+
+static pgoff_t rp_lru_oldest(const struct rp_state *rp)
+{
+	return rp->lru_next[rp->sc->file_pages];
+}
+
+/*
+ * The stub backing store: counts pages read; a read page is a used page.
+ * Called with the folio locked, so it only counts: a page the test still
+ * had cached was evicted behind its back, which the test reports later.
+ */
 static void rp_read(struct folio *folio)
 {
 	struct rp_state *rp = folio->mapping->host->i_private;
 	long i;
 
 	for (i = 0; i < folio_nr_pages(folio); i++) {
-		rp->last_use[folio->index + i] = rp->clock;
-		rp->cached++;
+		if (rp_cached(rp, folio->index + i))
+			rp->lost++;
+		rp_lru_use(rp, folio->index + i);
 	}
 	rp->pages_read += folio_nr_pages(folio);
 	folio_mark_uptodate(folio);
@@ -132,76 +230,120 @@ static pgoff_t rp_page(const struct rp_scenario *sc, const u32 *perm,
 
 KUNIT_DEFINE_ACTION_WRAPPER(rp_kvfree, kvfree, const void *);
 
-/* A zeroed array of @n elements of @size, freed when the test ends. */
-static void *rp_kvcalloc(struct kunit *test, size_t n, size_t size)
+/* An array of @n elements of @size, freed when the test ends. */
+static void *rp_kvmalloc(struct kunit *test, size_t n, size_t size)
 {
-	void *p = kvcalloc(n, size, GFP_KERNEL);
+	void *p = kvmalloc_array(n, size, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, rp_kvfree, p));
 	return p;
 }
 
-/* A random order of distinct pages: Fisher-Yates from the scenario's seed. */
-static u32 *rp_random_pages(struct kunit *test, const struct rp_scenario *sc)
+/*
+ * The first @nr pages of a random order of distinct pages: Fisher-Yates
+ * from the scenario's seed, drawn from the end of the array.
+ */
+static u32 *rp_random_pages(struct kunit *test, const struct rp_scenario *sc,
+			    unsigned long nr)
 {
 	struct rnd_state rnd;
-	unsigned long i;
+	unsigned long i, n = sc->file_pages;
 	u32 *perm;
 
-	perm = rp_kvcalloc(test, sc->file_pages, sizeof(*perm));
-	for (i = 0; i < sc->file_pages; i++)
+	perm = rp_kvmalloc(test, n, sizeof(*perm));
+	for (i = 0; i < n; i++)
 		perm[i] = i;
 	prandom_seed_state(&rnd, sc->seed);
-	for (i = sc->file_pages - 1; i > 0; i--)
-		swap(perm[i], perm[prandom_u32_state(&rnd) % (i + 1)]);
+	for (i = 0; i < nr && i < n - 1; i++)
+		swap(perm[i], perm[i + prandom_u32_state(&rnd) % (n - i)]);
 	return perm;
 }
 
-/* Evict the page at @index: unmap it, then take it out of the page cache. */
-static void rp_evict(struct kunit *test, struct rp_state *rp,
-		     struct address_space *mapping, pgoff_t index)
+/*
+ * A node counter summed exactly over the CPUs. The replay's file is the
+ * only file that refaults meanwhile: built-in KUnit tests run before any
+ * user space exists, and the replay runs on its own.
+ */
+static unsigned long rp_node_stat(enum node_stat_item item)
 {
-	struct folio *folio;
-	long evicted;
+	long val = 0;
+	int nid, cpu;
 
-	folio = filemap_lock_folio(mapping, index);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(folio),
-			       "%s: page %lu is not in the page cache",
-			       rp->sc->desc, index);
-	if (folio_mapped(folio))
-		unmap_mapping_folio(folio);
-	evicted = mapping_evict_folio(mapping, folio);
-	folio_unlock(folio);
-	folio_put(folio);
-	KUNIT_ASSERT_EQ_MSG(test, 1L, evicted, "%s: evicting page %lu",
-			    rp->sc->desc, index);
-	rp->last_use[index] = 0;
-	rp->cached--;
+	for_each_online_node(nid) {
+		struct pglist_data *pgdat = NODE_DATA(nid);
+
+		val += atomic_long_read(&pgdat->vm_stat[item]);
+		for_each_online_cpu(cpu)
+			val += per_cpu_ptr(pgdat->per_cpu_nodestats,
+					   cpu)->vm_node_stat_diff[item];
+	}
+	return max(val, 0L);
 }
 
-/* Evict least recently used pages (lowest index first) down to capacity. */
+/*
+ * Take the folio caching @index off the LRU, for reclaim, as
+ * MADV_PAGEOUT does (madvise_cold_or_pageout_pte_range()): an active
+ * folio is marked workingset, as reclaim marks the folios it deactivates
+ * (shrink_active_list()), so that its shadow entry says so. Returns the
+ * pages isolated, 0 if the folio is not cached or not on the LRU.
+ */
+static long rp_isolate(struct address_space *mapping, pgoff_t index,
+		       struct list_head *victims)
+{
+	struct folio *folio;
+	long nr = 0;
+
+	folio = filemap_get_folio(mapping, index);
+	if (IS_ERR(folio))
+		return 0;
+	if (folio_test_active(folio))
+		folio_set_workingset(folio);
+	if (!folio_isolate_lru(folio)) {
+		/* Still in another CPU's LRU batch. */
+		lru_add_drain_all();
+		if (!folio_isolate_lru(folio))
+			goto out;
+	}
+	list_add_tail(&folio->lru, victims);
+	nr = folio_nr_pages(folio);
+out:
+	folio_put(folio);
+	return nr;
+}
+
+/*
+ * Reclaim the least recently used pages beyond the capacity, through
+ * reclaim_pages(), which unmaps them and leaves shadow entries.
+ */
 static void rp_shrink(struct kunit *test, struct rp_state *rp,
 		      struct address_space *mapping)
 {
 	const struct rp_scenario *sc = rp->sc;
-	unsigned long oldest, i;
+	unsigned long isolated = 0, reclaimed;
+	pgoff_t index = 0;
+	LIST_HEAD(victims);
+	long nr;
 
 	if (rp->cached <= sc->cache_pages)
 		return;
-	/* Pages still in a per-CPU LRU batch hold a reference. */
-	lru_add_drain_all();
+	lru_add_drain();
 	while (rp->cached > sc->cache_pages) {
-		oldest = ULONG_MAX;
-		for (i = 0; i < sc->file_pages; i++)
-			if (rp->last_use[i] && rp->last_use[i] < oldest)
-				oldest = rp->last_use[i];
-		for (i = 0; i < sc->file_pages && rp->cached > sc->cache_pages; i++)
-			if (rp->last_use[i] == oldest)
-				rp_evict(test, rp, mapping, i);
+		index = rp_lru_oldest(rp);
+		nr = rp_isolate(mapping, index, &victims);
+		if (!nr)
+			break;
+		isolated += nr;
+		while (nr--)
+			rp_lru_del(rp, index++);
 	}
-	KUNIT_ASSERT_EQ_MSG(test, rp->cached, mapping->nrpages,
-			    "%s: pages cached", sc->desc);
+	reclaimed = reclaim_pages(&victims);
+
+	KUNIT_ASSERT_LE_MSG(test, rp->cached, sc->cache_pages,
+			    "%s: page %lu could not be isolated for reclaim",
+			    sc->desc, index);
+	KUNIT_ASSERT_EQ_MSG(test, isolated, reclaimed,
+			    "%s: pages reclaimed of those isolated", sc->desc);
 }
 
 /*
@@ -217,7 +359,6 @@ static void rp_touch(struct kunit *test, struct rp_state *rp,
 	unsigned long read_before = rp->pages_read;
 	vm_fault_t ret;
 
-	rp->clock++;
 	if (!ft_pte_present(map, addr)) {
 		ret = ft_handle_fault(map, index, flags);
 		if (ret & VM_FAULT_RETRY)
@@ -232,7 +373,10 @@ static void rp_touch(struct kunit *test, struct rp_state *rp,
 		if (rp->pages_read - read_before > 1)
 			c->readaround_faults++;
 	}
-	rp->last_use[index] = rp->clock;
+	KUNIT_ASSERT_TRUE_MSG(test, rp_cached(rp, index),
+			      "%s: touch %lu: page %lu mapped but never read",
+			      rp->sc->desc, c->touches, index);
+	rp_lru_use(rp, index);
 	c->touches++;
 }
 
@@ -241,6 +385,8 @@ static struct rp_counts rp_replay(struct kunit *test,
 				  const struct rp_scenario *sc, const u32 *perm)
 {
 	unsigned long nr = sc->file_pages * sc->touch_permille / 1000;
+	unsigned long refaults = rp_node_stat(WORKINGSET_REFAULT_FILE);
+	unsigned long activations = rp_node_stat(WORKINGSET_ACTIVATE_FILE);
 	unsigned long maj_flt = current->maj_flt;
 	struct rp_counts c = { };
 	struct rp_state *rp;
@@ -251,38 +397,68 @@ static struct rp_counts rp_replay(struct kunit *test,
 	rp = kunit_kzalloc(test, sizeof(*rp), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, rp);
 	rp->sc = sc;
-	rp->last_use = rp_kvcalloc(test, sc->file_pages, sizeof(*rp->last_use));
+	rp->lru_prev = rp_kvmalloc(test, sc->file_pages + 1, sizeof(u32));
+	rp->lru_next = rp_kvmalloc(test, sc->file_pages + 1, sizeof(u32));
+	memset(rp->lru_next, 0xff, sc->file_pages * sizeof(u32));
+	rp->lru_prev[sc->file_pages] = sc->file_pages;
+	rp->lru_next[sc->file_pages] = sc->file_pages;
 	file = ft_new_file(test, &rp_aops, rp, sc->file_pages, sc->ra_pages);
 	map = ft_mmap_pages(test, file, sc->file_pages, PROT_READ);
 
 	for (i = 0; i < nr; i++) {
 		rp_touch(test, rp, &map, rp_page(sc, perm, i), &c);
 		rp_shrink(test, rp, file->f_mapping);
+		KUNIT_ASSERT_EQ_MSG(test, 0UL, rp->lost,
+				    "%s: touch %lu: pages evicted by something else than the test (too little memory?)",
+				    sc->desc, i);
+		KUNIT_ASSERT_EQ_MSG(test, rp->cached, file->f_mapping->nrpages,
+				    "%s: touch %lu: pages cached", sc->desc, i);
 	}
 	c.pages_read = rp->pages_read;
 	c.major_faults = current->maj_flt - maj_flt;
+	c.refaults = rp_node_stat(WORKINGSET_REFAULT_FILE) - refaults;
+	c.refault_activations = rp_node_stat(WORKINGSET_ACTIVATE_FILE) -
+				activations;
 	c.mmap_miss = READ_ONCE(file->f_ra.mmap_miss);
+	/* Give the memory back before anything else runs. */
+	truncate_inode_pages(file->f_mapping, 0);
 	return c;
+}
+
+static struct rp_counts rp_replay_and_report(struct kunit *test,
+					     const struct rp_scenario *sc,
+					     const u32 *perm)
+{
+	struct rp_counts c = rp_replay(test, sc, perm);
+
+	kunit_info(test,
+		   "replay: %s: touches=%lu pages_read=%lu page_size=%lu major_faults=%lu readaround_faults=%lu refaults=%lu refault_activations=%lu mmap_miss=%u\n",
+		   sc->desc, c.touches, c.pages_read, PAGE_SIZE, c.major_faults,
+		   c.readaround_faults, c.refaults, c.refault_activations,
+		   c.mmap_miss);
+
+	/* Every touched page was read at least once. */
+	KUNIT_EXPECT_GE_MSG(test, c.pages_read, min(c.touches, sc->file_pages),
+			    "%s: pages read", sc->desc);
+	return c;
+}
+
+static const u32 *rp_order_pages(struct kunit *test,
+				 const struct rp_scenario *sc)
+{
+	if (sc->order != RP_RANDOM)
+		return NULL;
+	return rp_random_pages(test, sc,
+			       sc->file_pages * sc->touch_permille / 1000);
 }
 
 static void filemap_replay_test(struct kunit *test)
 {
 	const struct rp_scenario *sc = test->param_value;
+	const u32 *perm = rp_order_pages(test, sc);
 	struct rp_counts first, again;
-	u32 *perm = NULL;
 
-	if (sc->order == RP_RANDOM)
-		perm = rp_random_pages(test, sc);
-	first = rp_replay(test, sc, perm);
-	kunit_info(test,
-		   "replay: %s: touches=%lu pages_read=%lu major_faults=%lu readaround_faults=%lu mmap_miss=%u\n",
-		   sc->desc, first.touches, first.pages_read, first.major_faults,
-		   first.readaround_faults, first.mmap_miss);
-
-	/* Every touched page was read at least once. */
-	KUNIT_EXPECT_GE_MSG(test, first.pages_read,
-			    min(first.touches, sc->file_pages),
-			    "%s: pages read", sc->desc);
+	first = rp_replay_and_report(test, sc, perm);
 
 	/* The same pattern on a new file: the same numbers. */
 	again = rp_replay(test, sc, perm);
@@ -293,12 +469,22 @@ static void filemap_replay_test(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, first.readaround_faults,
 			    again.readaround_faults,
 			    "%s: read-around faults, replayed", sc->desc);
+	KUNIT_EXPECT_EQ_MSG(test, first.refaults, again.refaults,
+			    "%s: refaults, replayed", sc->desc);
 	KUNIT_EXPECT_EQ_MSG(test, first.mmap_miss, again.mmap_miss,
 			    "%s: mmap_miss, replayed", sc->desc);
 }
 
+/* The seed scale replays once: a second replay would double minutes. */
+static void filemap_replay_seed_test(struct kunit *test)
+{
+	const struct rp_scenario *sc = test->param_value;
+
+	rp_replay_and_report(test, sc, rp_order_pages(test, sc));
+}
+
 static struct kunit_case rp_cases[] = {
-	KUNIT_CASE_PARAM_ATTR(filemap_replay_test, rp_gen_params,
+	KUNIT_CASE_PARAM_ATTR(filemap_replay_test, rp_small_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
 };
@@ -308,6 +494,17 @@ static struct kunit_suite rp_suite = {
 	.test_cases = rp_cases,
 };
 
-kunit_test_suite(rp_suite);
+static struct kunit_case rp_seed_cases[] = {
+	KUNIT_CASE_PARAM_ATTR(filemap_replay_seed_test, rp_seed_params,
+			      { .speed = KUNIT_SPEED_VERY_SLOW }),
+	{}
+};
+
+static struct kunit_suite rp_seed_suite = {
+	.name = "mm_filemap_replay_seed",
+	.test_cases = rp_seed_cases,
+};
+
+kunit_test_suites(&rp_suite, &rp_seed_suite);
 
 #endif /* CONFIG_MM_FILEMAP_REPLAY_KUNIT_TEST */
