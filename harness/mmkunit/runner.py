@@ -403,6 +403,9 @@ def _boot_uml(tree: Path, build_dir: Path, opts: RunOptions,
 				       timeout=opts.timeout, check=False)
 		except subprocess.TimeoutExpired:
 			log.write(f'\nmm-kunit: killed after {opts.timeout} s\n')
+		except OSError as e:
+			out.write(f'mm-kunit: cannot boot {params[0]}: {e}\n')
+			return 1
 	return _stream([sys.executable, str(tree / KUNIT_PY), 'parse',
 			f'--json={json_path}', str(console)],
 		       tree, out, opts.quiet, opts.env)

@@ -56,6 +56,12 @@ FAKE_KUNIT_PY = textwrap.dedent('''\
 	# A tree can name its own saved run (a commit that fails, say).
 	if os.path.exists('fake-kunit-run'):
 		run = open('fake-kunit-run').read().strip()
+	# FILE:TEXT:RUN: a tree whose FILE holds TEXT replays RUN (a patch
+	# of the series is applied, say).
+	if os.environ.get('FAKE_KUNIT_RUN_IF'):
+		path, text, other = os.environ['FAKE_KUNIT_RUN_IF'].split(':', 2)
+		if os.path.exists(path) and text in open(path).read():
+			run = other
 	# Runs of a built kernel (exec) may replay another saved run.
 	if args[0] == 'exec' and os.environ.get('FAKE_KUNIT_EXEC_RUN'):
 		run = os.environ['FAKE_KUNIT_EXEC_RUN']

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import re
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Dict, List
 
@@ -14,17 +16,21 @@ import pytest
 
 from conftest import FIXTURES, run_cli
 from mmkunit import ktap, replay
+from mmkunit.request import Scale
 
+# The small scale's runs: stock, and P1+P2.
 REPLAY_RUN = FIXTURES / 'kunit/replay-um'
+REPLAY_FULL_RUN = FIXTURES / 'kunit/replay-um-full'
 SCENARIOS = FIXTURES / 'replay/scenarios.h'
 
 
-def scenario_names() -> List[str]:
-	return re.findall(r'^REPLAY_SCENARIO\("([^"]+)"', SCENARIOS.read_text(), re.M)
+def scenario_names(scale: str = 'RP_SMALL') -> List[str]:
+	return re.findall(rf'^REPLAY_SCENARIO\({scale}, +"([^"]+)"',
+			  SCENARIOS.read_text(), re.M)
 
 
-def replay_ktap() -> str:
-	return ktap.text(ktap.ktap_lines((REPLAY_RUN / 'console.log').read_text()))
+def replay_ktap(run: Path = REPLAY_RUN) -> str:
+	return ktap.text(ktap.ktap_lines((run / 'console.log').read_text()))
 
 
 def test_parse_a_real_run_has_every_scenario_in_order() -> None:
@@ -35,30 +41,119 @@ def test_parse_a_real_run_has_every_scenario_in_order() -> None:
 	first = rows[0]
 	assert first.get('touches') == 655  # 1% of 65536 pages
 	assert first.get('pages_read') >= first.get('touches')
+	assert first.get('page_size') == 4096
+	assert first.get(replay.GIB_READ) == round(
+		first.get('pages_read') * 4096 / 2**30, 2)
+
+
+def test_scenarios_reads_every_row_of_the_table() -> None:
+	rows = replay.scenarios(SCENARIOS.read_text())
+	small = [s for s in rows if s.scale is Scale.SMALL]
+	seed = [s for s in rows if s.scale is Scale.SEED]
+	assert [s.name for s in small] == scenario_names()
+	assert [s.name for s in seed] == scenario_names('RP_SEED')
+	random = seed[0]
+	# SPEC section 1: a 20 GiB file, 1% touched, two orders of magnitude.
+	assert (random.file_pages, random.expect, random.bound) == \
+		(20 << 18, replay.Expect.SAVES, 10)
+	assert all(s.expect is replay.Expect.ANY for s in seed
+		   if s.file_pages <= s.cache_pages)
+
+
+def test_scenarios_rejects_a_row_it_cannot_read() -> None:
+	with pytest.raises(replay.ReplayError, match='9 columns'):
+		replay.scenarios('REPLAY_SCENARIO(RP_SEED, "x", 1, 2, 3, '
+				 'RP_RANDOM, 0, 1, 10)\n')
+	with pytest.raises(replay.ReplayError, match='no scale or expectation'):
+		replay.scenarios('REPLAY_SCENARIO(RP_SEED, "x", 1, 2, 3, '
+				 'RP_RANDOM, 0, 1, 10, RP_MAYBE)\n')
+
+
+def test_memory_holds_the_largest_page_cache_with_headroom() -> None:
+	seed = [s for s in replay.scenarios(SCENARIOS.read_text())
+		if s.scale is Scale.SEED]
+	# 7.5 GiB of page cache and 1 GiB beside it: 9 GiB in whole GiB.
+	assert replay.memory(seed) == '9G'
+	fits = replay.Scenario(Scale.SEED, 'f', 1 << 18, 1 << 30,
+			       replay.Expect.ANY)
+	assert replay.memory([fits]) == '2G'
+
+
+def test_the_full_build_holds_the_small_bounds_and_one_part_cannot() -> None:
+	table_rows = replay.scenarios(SCENARIOS.read_text())
+	rows = (replay.parse('stock', replay_ktap())
+		+ replay.parse('P1+P2', replay_ktap(REPLAY_FULL_RUN)))
+	vs = replay.verdicts(rows, table_rows)
+	assert {v.scenario for v in vs} == {
+		s.name for s in table_rows
+		if s.scale is Scale.SMALL and s.expect is not replay.Expect.ANY}
+	assert all(v.holds for v in vs), [str(v) for v in vs]
+	assert replay.judge(vs, 'P1+P2') == []
+	# A build without P2 reads what stock reads: it fails every RP_SAVES.
+	p1 = [dataclasses.replace(r, build='P1 only')
+	      for r in replay.parse('stock', replay_ktap())]
+	vs = replay.verdicts(rows + p1, table_rows)
+	assert replay.judge(vs, 'P1+P2') == []
+	assert not any(v.holds for v in vs if v.build == 'P1 only'
+		       and v.expect is replay.Expect.SAVES)
+	# Judged as the full build, it fails: the check can fail.
+	wrong = replay.judge(vs, 'P1 only')
+	fails = [w for w in wrong if 'FAILS' in w]
+	assert len(fails) == 3
+	assert any('random 1% under pressure' in w for w in fails)
+
+
+def test_one_part_that_holds_every_bound_is_wrong() -> None:
+	table_rows = replay.scenarios(SCENARIOS.read_text())
+	full = replay.parse('P1+P2', replay_ktap(REPLAY_FULL_RUN))
+	rows = (replay.parse('stock', replay_ktap()) + full
+		+ [dataclasses.replace(r, build='P2 only') for r in full])
+	assert replay.judge(replay.verdicts(rows, table_rows), 'P1+P2') == [
+		'P2 only: holds every bound of the full proposal, which one part '
+		'alone must not']
+
+
+def test_verdict_bounds_at_their_edges() -> None:
+	def v(expect: replay.Expect, bound: int, pages: int) -> replay.Verdict:
+		return replay.Verdict('P1+P2', 's', expect, bound, 1000, pages)
+	assert v(replay.Expect.SAVES, 10, 100).holds
+	assert not v(replay.Expect.SAVES, 10, 101).holds
+	assert v(replay.Expect.SAME, 10, 1100).holds
+	assert v(replay.Expect.SAME, 10, 900).holds
+	assert not v(replay.Expect.SAME, 10, 1101).holds
+	assert not v(replay.Expect.SAME, 10, 899).holds
 
 
 def test_parse_rejects_a_line_without_a_metric() -> None:
-	with pytest.raises(replay.ReplayError, match='no mmap_miss'):
+	with pytest.raises(replay.ReplayError, match='no mmap_miss$'):
 		replay.parse('b', '# t: replay: x: touches=1 pages_read=2 '
-			     'major_faults=3 readaround_faults=4\n')
+			     'page_size=4096 major_faults=3 readaround_faults=4 '
+			     'refaults=5 refault_activations=6\n')
 
 
 def rows() -> List[replay.Row]:
-	return [replay.Row('stock', 'random', (10, 2000, 9, 8, 7)),
-		replay.Row('P1+P2', 'random', (10, 30, 9, 1, 99)),
-		replay.Row('stock', 'stride 1021', (5, 4000, 3, 3, 0))]
+	# touches, pages_read, page_size, major_faults, readaround_faults,
+	# refaults, refault_activations, mmap_miss
+	return [replay.Row('stock', 'random', (10, 2000, 4096, 9, 8, 6, 5, 7)),
+		replay.Row('P1+P2', 'random', (10, 786432, 4096, 9, 1, 2, 1, 99)),
+		replay.Row('stock', 'stride 1021', (5, 4000, 4096, 3, 3, 0, 0, 0))]
 
 
 def test_csv_and_table() -> None:
 	parsed = list(csv.reader(io.StringIO(replay.to_csv(rows()))))
 	assert parsed[0] == ['build', 'scenario', 'touches', 'pages_read',
-			     'major_faults', 'readaround_faults', 'mmap_miss']
-	assert parsed[2] == ['P1+P2', 'random', '10', '30', '9', '1', '99']
+			     'gib_read', 'major_faults', 'readaround_faults',
+			     'refaults', 'refault_activations', 'mmap_miss']
+	# 786432 pages of 4 KiB: 3 GiB.
+	assert parsed[2] == ['P1+P2', 'random', '10', '786432', '3.0', '9',
+			     '1', '2', '1', '99']
 	assert replay.table(rows(), 'pages_read').splitlines() == [
-		'pages_read   stock  P1+P2',
-		'random        2000     30',
-		'stride 1021   4000      -',
+		'pages_read   stock   P1+P2',
+		'random        2000  786432',
+		'stride 1021   4000       -',
 	]
+	assert replay.table(rows(), 'gib_read').splitlines()[1] == \
+		'random        0.01   3.00'
 
 
 class FakeOverlay:
@@ -83,33 +178,63 @@ needs_gnuplot = pytest.mark.skipif(
 	reason='gnuplot-nox not installed (./run_kunit.sh selftest installs it)')
 
 
+def replay_overlay(overlay: Path) -> Path:
+	"""The fake overlay with the scenario table, its one patch the fix."""
+	(overlay / replay.SCENARIOS).write_text(SCENARIOS.read_text())
+	series = overlay / 'patches/series'
+	series.write_text(series.read_text().replace(
+		'.kunitconfig', f'.kunitconfig {replay.SCENARIOS}'))
+	(overlay / 'expected').write_text(
+		'fails | foo.* | 0001-mm-foo-add-tests.patch\n')
+	return overlay
+
+
+def run_replay(overlay: Path, kernel_tree: Path, tmp_path: Path,
+	       full_run: Path, *args: str) -> subprocess.CompletedProcess:
+	"""replay on the fake tree: stock replays REPLAY_RUN, the build with
+	the fix (which adds the include to mm/foo.c) full_run."""
+	return run_cli('replay', '--kernel', str(kernel_tree), '--cache',
+		       str(tmp_path / 'c'), '--no-install', '--results',
+		       str(tmp_path / 'out'), *args,
+		       env={'MM_KUNIT_OVERLAY': str(replay_overlay(overlay)),
+			    'FAKE_KUNIT_RUN': str(REPLAY_RUN),
+			    'FAKE_KUNIT_RUN_IF':
+			    f'mm/foo.c:tests/foo_kunit.h:{full_run}'})
+
+
 @needs_gnuplot
 def test_replay_command(overlay_dir: Path, kernel_tree: Path,
 			tmp_path: Path) -> None:
-	(overlay_dir / 'expected').write_text(
-		'fails | foo.* | 0001-mm-foo-add-tests.patch\n')
-	out = tmp_path / 'out'
-	p = run_cli('replay', '--kernel', str(kernel_tree), '--cache',
-		    str(tmp_path / 'c'), '--no-install', '--results', str(out),
-		    env={'MM_KUNIT_OVERLAY': str(overlay_dir),
-			 'FAKE_KUNIT_RUN': str(REPLAY_RUN)})
+	p = run_replay(overlay_dir, kernel_tree, tmp_path, REPLAY_FULL_RUN)
 	assert p.returncode == 0, p.stdout + p.stderr
+	out = tmp_path / 'out'
 	table = list(csv.DictReader(io.StringIO((out / 'replay.csv').read_text())))
 	assert [r['build'] for r in table] == \
 		['stock'] * len(scenario_names()) + ['P1'] * len(scenario_names())
+	assert list(table[0])[:5] == ['build', 'scenario', 'touches',
+				      'pages_read', 'gib_read']
 	assert (out / 'replay.png').read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
 	argv = next((tmp_path / 'c').glob('trees/*/build-um/kunit-argv.txt')).read_text()
 	assert argv.count(f'--kconfig_add={replay.KCONFIG}') == 2
-	assert argv.count(replay.SUITE) == 2
+	assert argv.count(f' {replay.SUITES[Scale.SMALL]}\n') == 2
 	assert 'random 1% under pressure' in p.stdout
+	assert 'P1: random 1% under pressure: ' in p.stdout
+	assert 'FAILS' not in p.stdout
+
+
+@needs_gnuplot
+def test_replay_command_fails_when_the_effect_is_gone(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	p = run_replay(overlay_dir, kernel_tree, tmp_path, REPLAY_RUN)
+	assert p.returncode == 1, p.stdout + p.stderr
+	assert re.search(r'mm-kunit: replay: P1: stride 2053 under pressure: '
+			 r'1331019 pages read, stock 1331019 .*FAILS', p.stdout)
 
 
 @needs_gnuplot
 def test_replay_command_fails_without_replay_output(
 		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
-	p = run_cli('replay', '--kernel', str(kernel_tree), '--cache',
-		    str(tmp_path / 'c'), '--no-install',
-		    env={'MM_KUNIT_OVERLAY': str(overlay_dir),
-			 'FAKE_KUNIT_RUN': str(FIXTURES / 'kunit/swap-pass')})
+	p = run_replay(overlay_dir, kernel_tree, tmp_path,
+		       FIXTURES / 'kunit/swap-pass')
 	assert p.returncode == 1, p.stdout + p.stderr
-	assert 'mm-kunit: replay on series: mm-kunit: 38 passed' in p.stdout
+	assert 'mm-kunit: replay on P1: mm-kunit: 38 passed' in p.stdout

@@ -10,7 +10,7 @@ from typing import Dict, List, Tuple
 
 import pytest
 
-from conftest import FAIL_RUN, PASS_RUN, suites_ktap
+from conftest import FAIL_RUN, PASS_RUN, make_kernel_tree, suites_ktap
 from mmkunit import ktap
 from mmkunit import runner
 
@@ -164,3 +164,47 @@ def test_a_crash_in_the_last_test_needs_no_boot(
 	assert [(c.name, c.status) for c in merged.cases] == [('s1.a', P),
 							       ('s1.b', E)]
 	assert merged.boots == 1
+
+
+def test_uml_with_more_memory_boots_the_binary_itself(tmp_path: Path) -> None:
+	"""kunit.py would append mem=1G: the kernel is booted with the mem=
+	asked for, and kunit.py parses what it printed."""
+	tree = make_kernel_tree(tmp_path / 'linux')
+	build = tmp_path / 'build'
+	build.mkdir()
+	linux = build / 'linux'
+	linux.write_text('#!/bin/sh\necho "$@" > argv\n'
+			 f'cat {PASS_RUN / "console.log"}\n')
+	linux.chmod(0o755)
+	opts = runner.RunOptions(filter_glob='mm_swap*', memory='9G',
+				 kernel_args=['foo=1'],
+				 env={'FAKE_KUNIT_RUN': str(PASS_RUN)})
+	result = runner.run_kunit(tree, build, opts, tmp_path / 'r',
+				  exec_only=True)
+	assert (build / 'argv').read_text().split() == [
+		'foo=1', 'kunit.filter_glob=mm_swap*', 'kunit.enable=1',
+		'mem=9G', 'console=tty', 'kunit_shutdown=halt']
+	assert result.ok and result.cases, result.error
+	assert (tmp_path / 'r/console.log').read_text() == \
+		(PASS_RUN / 'console.log').read_text()
+
+
+def test_uml_without_a_kernel_to_boot_fails(tmp_path: Path) -> None:
+	tree = make_kernel_tree(tmp_path / 'linux')
+	(tmp_path / 'build').mkdir()
+	opts = runner.RunOptions(memory='9G',
+				 env={'FAKE_KUNIT_RUN': str(PASS_RUN)})
+	result = runner.run_kunit(tree, tmp_path / 'build', opts,
+				  tmp_path / 'r', exec_only=True)
+	assert not result.ok
+	assert 'cannot boot' in (tmp_path / 'r/kunit.out').read_text()
+
+
+def test_qemu_memory_and_timeout_go_to_kunit_py() -> None:
+	opts = runner.RunOptions(arch='x86_64', qemu_args='-accel kvm',
+				 memory='9G', timeout=3600,
+				 kconfig_add=['CONFIG_FOO=y'])
+	cmd = runner.kunit_command(Path('/t'), Path('/b'), opts, Path('/j'))
+	assert '--qemu_args=-accel kvm -m 9G' in cmd
+	assert '--timeout=3600' in cmd
+	assert '--kconfig_add=CONFIG_FOO=y' in cmd
