@@ -15,8 +15,8 @@ touched), with the dependencies already installed:
   edit       after one test file of the overlay changes
   bare       kunit.py run --kunitconfig=mm/tests in the prepared tree, with a
              new build directory: a cold build without the harness
-  replay     ./run_kunit.sh replay: the replay table on four builds (with
-             --replay)
+  replay     ./run_kunit.sh replay: the replay table on four builds, then
+             replay --scale seed: the proposal's setup (with --replay)
   mutants    the whole mutant matrix (with --mutants), then again with the
              ccache the first matrix filled (two trees, the default on two
              or more CPUs), then again in one tree (--workers 1)
@@ -105,6 +105,10 @@ def main() -> int:
 			figures['replay: the table on four builds'] = timed(
 				'replay', [str(REPO / 'run_kunit.sh'), 'replay', '-q',
 					   f'--arch={args.arch}'], env)
+			figures['replay --scale seed: four builds'] = timed(
+				'replay-seed', [str(REPO / 'run_kunit.sh'), 'replay',
+						'-q', '--scale', 'seed',
+						f'--arch={args.arch}'], env)
 		if args.mutants:
 			matrix = [str(REPO / 'run_kunit.sh'), 'mutants', '-q',
 				  f'--arch={args.arch}']

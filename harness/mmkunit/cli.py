@@ -65,6 +65,13 @@ def _common(p: argparse.ArgumentParser, tree_opts: bool = True) -> None:
 			       f'{trees.FIXES_TARBALL})')
 
 
+def _workers(p: argparse.ArgumentParser, what: str) -> None:
+	p.add_argument('--workers', type=int, default=min(2, os.cpu_count() or 1),
+		       metavar='N',
+		       help=f'run {what} in N trees at once (default: %(default)s); '
+		       'the extra trees are copies of the first, made once')
+
+
 def _run_opts(p: argparse.ArgumentParser) -> None:
 	p.add_argument('--arch', default='um',
 		       help='kunit.py --arch: um (default, UML) or x86_64 (QEMU)')
@@ -154,10 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
 			   'survives or does not build.')
 	_common(p)
 	_run_opts(p)
-	p.add_argument('--workers', type=int, default=min(2, os.cpu_count() or 1),
-		       metavar='N',
-		       help='run mutants in N trees at once (default: %(default)s); '
-		       'the extra trees are copies of the first, made once')
+	_workers(p, 'mutants')
 	p.add_argument('--generated', action='store_true',
 		       help='mutants generated from the source of the pinned '
 		       'functions (kernel/pinned), each classified as killed, '
@@ -194,6 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
 		       default=Scale.SMALL.value,
 		       help='small (default, seconds) or seed (the proposal\'s '
 		       'setup: a 20 GiB file, an 8 GiB guest; minutes)')
+	_workers(p, 'the builds')
 
 	p = sub.add_parser('fixes', help='which fixes an older kernel lacks',
 			   description='Build the suites on an older kernel through '
@@ -272,7 +277,8 @@ def to_request(a: argparse.Namespace) -> Request:
 				      sample=a.sample, seed=a.seed,
 				      shard=a.shard, merge=tuple(a.merge))
 	if a.command == 'replay':
-		return ReplayRequest(src, _build(a), scale=Scale(a.scale))
+		return ReplayRequest(src, _build(a), scale=Scale(a.scale),
+				     workers=a.workers)
 	if a.command == 'fixes':
 		return FixesRequest(src, _build(a))
 	if a.command == 'coverage':

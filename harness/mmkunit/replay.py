@@ -28,9 +28,11 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from mmkunit import deps
+from mmkunit import jobs
 from mmkunit import overlay as ov
 from mmkunit import progress
 from mmkunit import runner
+from mmkunit import trees
 from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED, ReplayRequest, Scale
 from mmkunit.session import Session
 
@@ -297,8 +299,8 @@ SEED_TIMEOUT = 3600
 
 
 def run_replay(s: Session, req: ReplayRequest) -> int:
-	"""The suite of one scale on each build; the table, the CSV, the plot
-	and the bounds."""
+	"""The suite of one scale on each build, in req.workers trees at
+	once; the table, the CSV, the plot and the bounds."""
 	s.ensure_deps(deps.REPLAY)
 	text = s.overlay.contents.get(SCENARIOS, b'').decode()
 	table_rows = [sc for sc in scenarios(text) if sc.scale is req.scale]
@@ -310,34 +312,42 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 		opts.memory = memory(table_rows)
 		opts.timeout = SEED_TIMEOUT
 	base = s.results_dir(f'{s.build.arch}-replay-{req.scale.value}')
-	tree = s.prepared_tree()
 	labels = builds(s.overlay)
+
+	def job(label: str, without: Sequence[str]) -> jobs.Job:
+		def run(t: trees.PreparedTree) -> runner.RunResult:
+			t.prepare(s.overlay.without(without),
+				  refresh_source=s.refresh_source)
+			progress.progress(f'replay ({req.scale.value}) on {label}'
+					  + (f', mem={opts.memory}'
+					     if opts.memory else ''))
+			return runner.run_kunit(
+				t.src, t.build_dir(s.build_key), opts,
+				base / re.sub(r'[^A-Za-z0-9]+', '-', label),
+				prebuilt_config=True)
+		return run
+
+	started = time.monotonic()
+	# The last build (all fixes) is the quickest: it goes first, alone,
+	# while the other trees are made from its tree.
+	order = list(reversed(labels))
+	results = dict(zip((label for label, _ in order), jobs.run_jobs(
+		s, s.prepared_tree(), req.workers,
+		[job(label, without) for label, without in order], opts)))
 	rows: List[Row] = []
 	failed: List[str] = []
-	started = time.monotonic()
-	with tree.locked():
-		try:
-			for label, without in labels:
-				tree.prepare(s.overlay.without(without),
-					     refresh_source=s.refresh_source)
-				progress.progress(f'replay ({req.scale.value}) on {label}'
-						  + (f', mem={opts.memory}'
-						     if opts.memory else ''))
-				result = runner.run_kunit(
-					tree.src, tree.build_dir(s.build_key), opts,
-					base / re.sub(r'[^A-Za-z0-9]+', '-', label))
-				ktap = result.results_dir / 'ktap.log'
-				found = parse(label, ktap.read_text()
-					      if ktap.is_file() else '')
-				if not result.ok or len(found) != len(table_rows):
-					failed.append(label)
-					print(f'mm-kunit: replay on {label}: '
-					      f'{result.error or result.summary()}')
-					for case in result.failed:
-						print(f'mm-kunit: {case.status.value}: {case.name}')
-				rows += found
-		finally:
-			tree.prepare(s.overlay, refresh_source=s.refresh_source)
+	for label, _ in labels:
+		result = results[label]
+		assert isinstance(result, runner.RunResult)
+		ktap = result.results_dir / 'ktap.log'
+		found = parse(label, ktap.read_text() if ktap.is_file() else '')
+		if not result.ok or len(found) != len(table_rows):
+			failed.append(label)
+			print(f'mm-kunit: replay on {label}: '
+			      f'{result.error or result.summary()}')
+			for case in result.failed:
+				print(f'mm-kunit: {case.status.value}: {case.name}')
+		rows += found
 	(base / 'replay.csv').write_text(to_csv(rows))
 	for metric in COLUMNS[1:]:
 		print(table(rows, metric) + '\n')

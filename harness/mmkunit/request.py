@@ -113,6 +113,7 @@ class ReplayRequest:
 	source: Source = Source()
 	build: Build = Build()
 	scale: Scale = Scale.SMALL
+	workers: int = min(2, os.cpu_count() or 1)
 
 
 @dataclasses.dataclass(frozen=True)
