@@ -29,7 +29,8 @@ from mmkunit.request import (
 	EXIT_ERROR, EXIT_OK, EXIT_TESTS_FAILED, Build, CheckRequest,
 	CoverageRequest,
 	ExportRequest, FixesRequest, LintRequest, MutantsRequest,
-	PrepareRequest, ReplayRequest, Request, RunRequest, SelftestRequest)
+	PrepareRequest, ReplayRequest, Request, RunRequest, Scale,
+	SelftestRequest)
 from mmkunit.session import KERNEL_DIR, REPO, HarnessError, Session
 
 # Who signs the series `lint` checks: the same on every machine.
@@ -179,6 +180,8 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 		'run um debug': RunRequest(src, on('um', 'debug')),
 		'mutants um': MutantsRequest(src, on('um')),
 		'replay um': ReplayRequest(src, on('um')),
+		# The proposal's setup: about 6 minutes in two trees.
+		'replay um seed': ReplayRequest(src, on('um'), scale=Scale.SEED),
 		# Debian's 6.1 as a second before-fix tree (kernel/compat/6.1).
 		'fixes 6.1 um': FixesRequest(src, on('um')),
 		'run x86_64': RunRequest(src, on('x86_64')),

@@ -29,6 +29,10 @@ def test_check_steps_run_the_real_commands(
 	assert isinstance(req, request.CheckRequest)
 	steps = plan.check_steps(req)
 	assert list(steps)[:2] == ['selftest', 'lint']
+	replays = [r for r in steps.values()
+		   if isinstance(r, request.ReplayRequest)]
+	assert [(r.build.arch, r.scale) for r in replays] == [
+		('um', request.Scale.SMALL), ('um', request.Scale.SEED)]
 	for name in ('run um', 'run um debug', 'run x86_64', 'run x86_64 debug',
 		     'run x86_64 refs'):
 		assert plan.execute(steps[name]) == 0, name
