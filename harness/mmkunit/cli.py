@@ -11,14 +11,11 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from mmkunit import commits
-from mmkunit import deps
-from mmkunit import overlay as ov
 from mmkunit import plan
 from mmkunit import progress
 from mmkunit import trees
 from mmkunit.request import (
-	EXIT_ERROR, Build, CheckRequest, CoverageRequest, ExportRequest,
+	Build, CheckRequest, CoverageRequest, ExportRequest,
 	FixesRequest, LintRequest, MutantsRequest, PrepareRequest,
 	ReplayRequest, Request, RunRequest, Scale, SelftestRequest, Source)
 
@@ -26,25 +23,8 @@ COMMANDS = ('run', 'prepare', 'export', 'lint', 'mutants', 'replay', 'fixes',
 	    'coverage', 'selftest', 'check')
 
 DESCRIPTION = """\
-Build a kernel with the project's mm KUnit suites and run them.
-
-commands (default: run):
-  run        prepare the tree, build incrementally and run the suites
-  prepare    prepare the tree (or, with --in-place, the user's tree) only
-  export     write the series as git format-patch files for `git am`
-  lint       checkpatch.pl --strict and a `git am` check of the series
-  mutants    run the suites against every mutant and print the matrix
-  replay     replay mmap access patterns on stock 6.12, P1, P2 and P1+P2 and
-             tabulate and plot the I/O (CSV, PNG)
-  fixes      run the suites on an older kernel (default: Debian's 6.1) and
-             say which fixes it lacks, against kernel/compat/X.Y/expected
-  coverage   line and branch coverage of the pinned functions (UML, gcov):
-             a table per function and genhtml's HTML
-  selftest   the harness's own tests (no kernel build)
-  check      everything CI runs: selftest, lint, run, mutants, replay and
-             fixes (UML), run and the x86_64-only mutants (x86_64)
-
-Run `./run_kunit.sh COMMAND --help` for a command's options.
+Build a kernel with the project's mm KUnit suites and run them. The default
+command is run; `./run_kunit.sh COMMAND --help` lists a command's options.
 """
 
 
@@ -95,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
 	parser = argparse.ArgumentParser(
 		prog='run_kunit.sh', description=DESCRIPTION,
 		formatter_class=argparse.RawDescriptionHelpFormatter)
-	sub = parser.add_subparsers(dest='command', metavar='COMMAND')
+	sub = parser.add_subparsers(dest='command', metavar='COMMAND',
+				    title='commands (default: run)')
 
 	p = sub.add_parser('run', help='build and run the suites (default)',
 			   description='Prepare the tree, build and run the suites. '
@@ -186,12 +167,10 @@ def build_parser() -> argparse.ArgumentParser:
 		       '(function:line:column:operator, or the start of one)')
 
 	p = sub.add_parser('replay', help='mmap access patterns on four builds',
-			   description='Run the mm_filemap_replay suite on stock '
-			   '6.12 (the series without its fixes), each fix alone '
-			   'and all fixes, and write the pages read, major faults, '
-			   'read-around faults and mmap_miss of each scenario as a '
-			   'table, a CSV and a PNG plot, and check the bounds the '
-			   'scenario table states.')
+			   description='Replay the scenarios of one scale on stock '
+			   '6.12, each fix alone and all fixes; write what each '
+			   'read as tables, a CSV and a PNG, and check the bounds '
+			   'of the scenario table (docs/replay.md).')
 	_common(p)
 	_run_opts(p)
 	p.add_argument('--scale', choices=[s.value for s in Scale],
@@ -220,15 +199,16 @@ def build_parser() -> argparse.ArgumentParser:
 	_common(p)
 	_run_opts(p)
 
-	p = sub.add_parser('selftest', help='the harness\'s own tests',
+	p = sub.add_parser('selftest', help='the harness\'s own tests and mypy',
 			   description='Run the harness\'s own tests with pytest; '
 			   'no kernel is built.')
 	_common(p, tree_opts=False)
 	p.add_argument('pytest_args', nargs='*')
 
 	p = sub.add_parser('check', help='everything CI runs',
-			   description='selftest, lint, run and mutants, in that '
-			   'order; exits non-zero if any fails.')
+			   description='selftest, lint, run, mutants, replay and '
+			   'fixes (UML), then run and the x86_64-only mutants '
+			   '(x86_64), in that order; exits non-zero if any fails.')
 	_common(p)
 	_run_opts(p)
 	return parser
@@ -323,21 +303,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 	req = parse_args(sys.argv[1:] if argv is None else argv)
 	build = getattr(req, 'build', None)
 	progress.set_quiet(bool(build and build.quiet))
-	bisect = isinstance(req, RunRequest) and req.bisect
-	setup_error = commits.BISECT_ABORT if bisect else EXIT_ERROR
-	try:
-		return plan.execute(req)
-	except deps.MissingDependencies as e:
-		print(f'mm-kunit: {e}', file=sys.stderr)
-		return setup_error
-	except ov.PatchFailed as e:
-		# The series does not apply to this tree: for git bisect, a
-		# commit that cannot be tested.
-		print(f'mm-kunit: error: {e}', file=sys.stderr)
-		return commits.BISECT_SKIP if bisect else EXIT_ERROR
-	except plan.SETUP_ERRORS as e:
-		print(f'mm-kunit: error: {e}', file=sys.stderr)
-		return setup_error
-	except KeyboardInterrupt:
-		print('mm-kunit: interrupted', file=sys.stderr)
-		return 130
+	return plan.main(req)

@@ -245,3 +245,26 @@ def execute(req: Request) -> int:
 		return coverage.run_coverage(Session(req.source, dataclasses.replace(
 			req.build, config=coverage.CONFIG)))
 	return check(req)
+
+
+def main(req: Request) -> int:
+	"""execute(req), with each error the harness expects printed as one
+	line and turned into its exit code (git bisect's, with --bisect)."""
+	bisect = isinstance(req, RunRequest) and req.bisect
+	setup_error = commits.BISECT_ABORT if bisect else EXIT_ERROR
+	try:
+		return execute(req)
+	except deps.MissingDependencies as e:
+		print(f'mm-kunit: {e}', file=sys.stderr)
+		return setup_error
+	except ov.PatchFailed as e:
+		# The series does not apply to this tree: for git bisect, a
+		# commit that cannot be tested.
+		print(f'mm-kunit: error: {e}', file=sys.stderr)
+		return commits.BISECT_SKIP if bisect else EXIT_ERROR
+	except SETUP_ERRORS as e:
+		print(f'mm-kunit: error: {e}', file=sys.stderr)
+		return setup_error
+	except KeyboardInterrupt:
+		print('mm-kunit: interrupted', file=sys.stderr)
+		return 130

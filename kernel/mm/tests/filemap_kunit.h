@@ -44,6 +44,11 @@ struct ft_file {
 	/* Pages the backing store was asked to read, in order. */
 	pgoff_t reads[FT_MAX_READS];
 	unsigned long nr_reads;
+	/*
+	 * If set, told of each page read, with the folio locked (the
+	 * replay's page-cache accounting).
+	 */
+	void (*on_read)(struct ft_file *ft, pgoff_t index);
 };
 
 /* -------------------------------------------------------------------------
@@ -59,6 +64,8 @@ static void ft_record_read(struct folio *folio)
 		if (ft->nr_reads < FT_MAX_READS)
 			ft->reads[ft->nr_reads] = folio->index + i;
 		ft->nr_reads++;
+		if (ft->on_read)
+			ft->on_read(ft, folio->index + i);
 	}
 	folio_mark_uptodate(folio);
 	folio_unlock(folio);
@@ -107,13 +114,11 @@ static void ft_put_file(void *data)
 }
 
 /*
- * A new file of @nr_pages pages, with @aops as its backing store and
+ * A new file of @nr_pages pages for @ft, with the stub backing store and
  * nothing in the page cache; dropped (with its page cache) by an action.
  */
-static struct file *ft_new_file(struct kunit *test,
-				const struct address_space_operations *aops,
-				void *private, unsigned long nr_pages,
-				unsigned int ra_pages)
+static struct file *ft_new_file(struct kunit *test, struct ft_file *ft,
+				unsigned long nr_pages, unsigned int ra_pages)
 {
 	struct inode *inode;
 	struct file *file;
@@ -125,8 +130,8 @@ static struct file *ft_new_file(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, ft_put_file, file));
 	inode = file_inode(file);
-	inode->i_private = private;
-	inode->i_mapping->a_ops = aops;
+	inode->i_private = ft;
+	inode->i_mapping->a_ops = &ft_aops;
 	i_size_write(inode, nr_pages << PAGE_SHIFT);
 	file->f_ra.ra_pages = ra_pages;
 	file->f_ra.mmap_miss = 0;
@@ -140,7 +145,7 @@ static struct ft_file *ft_create(struct kunit *test, unsigned int ra_pages)
 
 	ft = kunit_kzalloc(test, sizeof(*ft), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ft);
-	ft->file = ft_new_file(test, &ft_aops, ft, FT_FILE_PAGES, ra_pages);
+	ft->file = ft_new_file(test, ft, FT_FILE_PAGES, ra_pages);
 	return ft;
 }
 

@@ -124,6 +124,8 @@ struct rp_counts {
 #define RP_NOT_CACHED	U32_MAX
 
 struct rp_state {
+	/* The file, its stub backing store and the pages it read. */
+	struct ft_file ft;
 	const struct rp_scenario *sc;
 	/*
 	 * The cached pages, least recently used first: a circular list
@@ -134,7 +136,6 @@ struct rp_state {
 	u32 *lru_prev;
 	u32 *lru_next;
 	unsigned long cached;
-	unsigned long pages_read;
 	/* Pages read again while the test still had them cached. */
 	unsigned long lost;
 };
@@ -175,43 +176,18 @@ static pgoff_t rp_lru_oldest(const struct rp_state *rp)
 }
 
 /*
- * The stub backing store: counts pages read; a read page is a used page.
- * Called with the folio locked, so it only counts: a page the test still
- * had cached was evicted behind its back, which the test reports later.
+ * A page the stub backing store read is the most recently used. Called
+ * with the folio locked, so it only counts: a page the test still had
+ * cached was evicted behind its back, which the test reports later.
  */
-static void rp_read(struct folio *folio)
+static void rp_page_read(struct ft_file *ft, pgoff_t index)
 {
-	struct rp_state *rp = folio->mapping->host->i_private;
-	long i;
+	struct rp_state *rp = container_of(ft, struct rp_state, ft);
 
-	for (i = 0; i < folio_nr_pages(folio); i++) {
-		if (rp_cached(rp, folio->index + i))
-			rp->lost++;
-		rp_lru_use(rp, folio->index + i);
-	}
-	rp->pages_read += folio_nr_pages(folio);
-	folio_mark_uptodate(folio);
-	folio_unlock(folio);
+	if (rp_cached(rp, index))
+		rp->lost++;
+	rp_lru_use(rp, index);
 }
-
-static void rp_readahead(struct readahead_control *rac)
-{
-	struct folio *folio;
-
-	while ((folio = readahead_folio(rac)))
-		rp_read(folio);
-}
-
-static int rp_read_folio(struct file *file, struct folio *folio)
-{
-	rp_read(folio);
-	return 0;
-}
-
-static const struct address_space_operations rp_aops = {
-	.readahead	= rp_readahead,
-	.read_folio	= rp_read_folio,
-};
 
 /* The page the @i-th touch of the scenario goes to. */
 static pgoff_t rp_page(const struct rp_scenario *sc, const u32 *perm,
@@ -356,7 +332,7 @@ static void rp_touch(struct kunit *test, struct rp_state *rp,
 	unsigned int flags = FAULT_FLAG_ALLOW_RETRY | FAULT_FLAG_KILLABLE |
 			     FAULT_FLAG_USER;
 	unsigned long addr = ft_addr(map, index);
-	unsigned long read_before = rp->pages_read;
+	unsigned long read_before = rp->ft.nr_reads;
 	vm_fault_t ret;
 
 	if (!ft_pte_present(map, addr)) {
@@ -370,7 +346,7 @@ static void rp_touch(struct kunit *test, struct rp_state *rp,
 		KUNIT_ASSERT_TRUE_MSG(test, ft_pte_present(map, addr),
 				      "%s: touch %lu: page %lu not mapped after its fault",
 				      rp->sc->desc, c->touches, index);
-		if (rp->pages_read - read_before > 1)
+		if (rp->ft.nr_reads - read_before > 1)
 			c->readaround_faults++;
 	}
 	KUNIT_ASSERT_TRUE_MSG(test, rp_cached(rp, index),
@@ -402,8 +378,11 @@ static struct rp_counts rp_replay(struct kunit *test,
 	memset(rp->lru_next, 0xff, sc->file_pages * sizeof(u32));
 	rp->lru_prev[sc->file_pages] = sc->file_pages;
 	rp->lru_next[sc->file_pages] = sc->file_pages;
-	file = ft_new_file(test, &rp_aops, rp, sc->file_pages, sc->ra_pages);
+	rp->ft.on_read = rp_page_read;
+	file = ft_new_file(test, &rp->ft, sc->file_pages, sc->ra_pages);
+	rp->ft.file = file;
 	map = ft_mmap_pages(test, file, sc->file_pages, PROT_READ);
+	map.ft = &rp->ft;
 
 	for (i = 0; i < nr; i++) {
 		rp_touch(test, rp, &map, rp_page(sc, perm, i), &c);
@@ -414,7 +393,7 @@ static struct rp_counts rp_replay(struct kunit *test,
 		KUNIT_ASSERT_EQ_MSG(test, rp->cached, file->f_mapping->nrpages,
 				    "%s: touch %lu: pages cached", sc->desc, i);
 	}
-	c.pages_read = rp->pages_read;
+	c.pages_read = rp->ft.nr_reads;
 	c.major_faults = current->maj_flt - maj_flt;
 	c.refaults = rp_node_stat(WORKINGSET_REFAULT_FILE) - refaults;
 	c.refault_activations = rp_node_stat(WORKINGSET_ACTIVATE_FILE) -
