@@ -128,6 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
 		       help='the project\'s own patches (kernel/patches/local: '
 		       'the replay benchmark) instead of the series for '
 		       'upstream, to apply on top of it')
+	p.add_argument('--refresh', action='store_true',
+		       help='rewrite kernel/patches so that each patch carries '
+		       'the test files it adds as kernel/ has them (lint checks)')
 
 	p = sub.add_parser('lint', help='checkpatch and git am check',
 			   description='Export the series, run scripts/checkpatch.pl '
@@ -247,7 +250,7 @@ def to_request(a: argparse.Namespace) -> Request:
 				      without=tuple(a.without))
 	if a.command == 'export':
 		return ExportRequest(src, output=a.output, author=a.from_,
-				     local=a.local)
+				     local=a.local, refresh=a.refresh)
 	if a.command == 'lint':
 		return LintRequest(src)
 	if a.command == 'mutants':

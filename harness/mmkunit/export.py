@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from mmkunit import overlay as ov
 
@@ -162,16 +162,77 @@ def export(overlay: ov.Overlay, tree: Path, outdir: Path, who: Identity,
 	return [Path(line) for line in out.splitlines() if line]
 
 
+def stale_copies(overlay: ov.Overlay) -> List[str]:
+	"""The new files a patch of the series does not carry as they are
+	in kernel/ (export --refresh writes them in)."""
+	out = []
+	for p in overlay.patches:
+		for f in p.new_files:
+			if f not in p.carried:
+				out.append(f'{p.name} does not carry {f}')
+			elif p.carried[f] != overlay.contents[f]:
+				out.append(f'{p.name} carries an old copy of {f}')
+	return out
+
+
+def _mail_header(text: str) -> Tuple[str, str]:
+	"""A format-patch mail as its header (From, Date, Subject) and the
+	rest (message, diffstat, diffs)."""
+	head, sep, rest = text.partition('\n\n')
+	if not sep or not head.startswith('From '):
+		raise ExportError(f'not a format-patch mail: {head[:60]!r}')
+	return head + sep, rest
+
+
+def _author(patch: ov.Patch) -> Identity:
+	head, _ = _mail_header(patch.path.read_text())
+	m = re.search(r'^From: (.+(?:\n .+)*)', head, re.M)
+	if not m:
+		raise ExportError(f'{patch.path}: no From: header')
+	return user_identity(' '.join(m.group(1).split()))
+
+
+def refresh(overlay: ov.Overlay, tree: Path) -> List[Path]:
+	"""Rewrites each patch of kernel/patches whose new files it carries
+	differ from kernel/'s: its message and diffs as export makes them, its
+	header (author, date, subject) as it was. Returns the patches it
+	rewrote."""
+	local = overlay.local()
+	authors = {_author(p) for p in overlay.patches}
+	if len(authors) != 1:
+		raise ExportError('export --refresh wants one author for the '
+				  f'series, found {len(authors)}')
+	who = authors.pop()
+	rewritten: List[Path] = []
+	with tempfile.TemporaryDirectory(prefix='mm-kunit-refresh-') as tmp:
+		made = export(overlay, tree, Path(tmp) / 'upstream', who,
+			      cover_letter=False)
+		if local:
+			made += export(overlay, tree, Path(tmp) / 'local', who,
+				       local=True)
+		ordered = ([p for p in overlay.patches if p.name not in local]
+			   + [p for p in overlay.patches if p.name in local])
+		for patch, mail in zip(ordered, made):
+			head, _ = _mail_header(patch.path.read_text())
+			_, rest = _mail_header(mail.read_text())
+			if patch.path.read_text() != head + rest:
+				patch.path.write_text(head + rest)
+				rewritten.append(patch.path)
+	return rewritten
+
+
 @dataclasses.dataclass
 class LintReport:
 	checkpatch: Dict[str, str]  # patch name -> checkpatch output, if not clean
 	# patch name -> how checkpatch's MAINTAINERS question was answered
 	maintainers: Dict[str, str] = dataclasses.field(default_factory=dict)
 	am_error: str = ''
+	# New files the series does not carry as kernel/ has them.
+	stale: List[str] = dataclasses.field(default_factory=list)
 
 	@property
 	def ok(self) -> bool:
-		return not self.checkpatch and not self.am_error
+		return not self.checkpatch and not self.am_error and not self.stale
 
 
 def check_am(tree: Path, patches: Sequence[Path],
@@ -262,4 +323,5 @@ def lint(overlay: ov.Overlay, tree: Path, outdir: Path,
 		if findings:
 			report.checkpatch[patch.name] = '\n'.join(findings)
 	report.am_error = check_am(tree, patches, ov.stage(overlay, tree))
+	report.stale = stale_copies(overlay)
 	return report

@@ -63,17 +63,47 @@ class Patch:
 	touched: Tuple[str, ...]
 	# New overlay files that belong to this patch's commit on export.
 	new_files: Tuple[str, ...] = ()
+	# The copies of new_files the patch file carries (its new-file diffs),
+	# which text leaves out: the overlay writes the files from kernel/.
+	carried: Dict[str, bytes] = dataclasses.field(
+		default_factory=dict, compare=False, repr=False)
 
 	@classmethod
 	def from_file(cls, path: Path,
 		      new_files: Sequence[str] = ()) -> 'Patch':
 		if not path.is_file():
 			raise OverlayError(f'{path}: no such patch')
-		text = path.read_bytes()
+		text, carried = split_carried(path.read_bytes(), new_files)
 		touched = patch_touched_files(text.decode(errors='replace'))
 		if not touched:
 			raise OverlayError(f'{path}: not a patch (no "diff --git" or "+++" header)')
-		return cls(path.name, path, text, touched, tuple(new_files))
+		return cls(path.name, path, text, touched, tuple(new_files),
+			   carried)
+
+
+_NEW_FILE_DIFF = re.compile(
+	r'diff --git a/(\S+) b/\1\nnew file mode \d+\n(?:index \S+\n)?'
+	r'--- /dev/null\n\+\+\+ b/\1\n@@ -0,0 \+1(?:,\d+)? @@[^\n]*\n')
+
+
+def split_carried(text: bytes, new_files: Sequence[str]
+		  ) -> Tuple[bytes, Dict[str, bytes]]:
+	"""A patch without its new-file diffs of new_files, and the files
+	those diffs create."""
+	blocks = re.split(r'(?m)^(?=diff --git )', text.decode())
+	kept = blocks[:1]
+	carried: Dict[str, bytes] = {}
+	for block in blocks[1:]:
+		m = _NEW_FILE_DIFF.match(block)
+		if not m or m.group(1) not in new_files:
+			kept.append(block)
+			continue
+		lines = block[m.end():].split('\n')
+		content = [line[1:] + '\n' for line in lines if line.startswith('+')]
+		if '\\ No newline at end of file' in lines and content:
+			content[-1] = content[-1][:-1]
+		carried[m.group(1)] = ''.join(content).encode()
+	return ''.join(kept).encode(), carried
 
 
 def patch_touched_files(text: str) -> Tuple[str, ...]:

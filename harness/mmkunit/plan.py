@@ -67,6 +67,10 @@ def prepare(req: PrepareRequest) -> int:
 def export(req: ExportRequest) -> int:
 	s = Session(req.source)
 	s.ensure_deps()
+	if req.refresh:
+		for p in ex.refresh(s.overlay, s.source_tree()):
+			print(f'mm-kunit: refreshed {p}')
+		return EXIT_OK
 	who = ex.user_identity(req.author)
 	out = ex.export(s.overlay, s.source_tree(), req.output, who,
 			local=req.local)
@@ -97,11 +101,16 @@ def lint(req: LintRequest) -> int:
 			      report.maintainers[name])
 	print('git am onto ' + str(tree) + ': ' +
 	      ('ok' if not report.am_error else 'FAIL\n  ' + report.am_error))
+	print('the series carries kernel/\'s test files: ' +
+	      ('ok' if not report.stale else 'FAIL\n  ' +
+	       '\n  '.join(report.stale) +
+	       '\n  (./run_kunit.sh export --refresh writes them in)'))
 	found = workflow.zizmor_findings(s.cache, req.source.install)
 	print(f'zizmor --offline {workflow.WORKFLOW.relative_to(REPO)}: ' +
 	      ('ok' if not found else 'FAIL\n  ' + found))
-	failed = len(report.checkpatch) + bool(report.am_error) + bool(found)
-	print(f'lint: {len(names) + 2 - failed} passed, {failed} failed')
+	failed = (len(report.checkpatch) + bool(report.am_error)
+		  + bool(report.stale) + bool(found))
+	print(f'lint: {len(names) + 3 - failed} passed, {failed} failed')
 	return EXIT_OK if not failed else EXIT_TESTS_FAILED
 
 

@@ -58,7 +58,9 @@ STOCK = 'stock'
 
 _LINE = re.compile(r'# (?:\S+: )?replay: (?P<scenario>.+?): '
 		   r'(?P<fields>(?:[a-z_]+=\d+ ?)+)$')
-_ROW = re.compile(r'^REPLAY_SCENARIO\((?P<args>.*)\)\s*$', re.M)
+# A row, over one line or more: its arguments, with RP_SAVES(n) and such.
+_ROW = re.compile(r'^REPLAY_SCENARIO\((?P<args>(?:[^()]|\([^()]*\))*)\)',
+		  re.M)
 _EXPECT = re.compile(r'^(RP_SAVES|RP_SAME)\((\d+)\)$|^RP_ANY$')
 
 
@@ -100,15 +102,15 @@ def scenarios(text: str) -> List[Scenario]:
 	"""The rows of the scenario table (filemap_replay_scenarios.h)."""
 	out: List[Scenario] = []
 	for m in _ROW.finditer(text):
+		row = ' '.join(m.group(0).split())
 		args = [a.strip() for a in
 			re.findall(r'"[^"]*"|[^,]+', m.group('args'))]
 		if len(args) != 10:
-			raise ReplayError(f'{m.group(0).strip()}: {len(args)} '
-					  'columns, not 10')
+			raise ReplayError(f'{row}: {len(args)} columns, not 10')
 		e = _EXPECT.match(args[9])
 		if args[0] not in ('RP_SMALL', 'RP_SEED') or not e:
-			raise ReplayError(f'{m.group(0).strip()}: no scale or '
-					  'expectation the harness knows')
+			raise ReplayError(f'{row}: no scale or expectation the '
+					  'harness knows')
 		out.append(Scenario(
 			Scale.SMALL if args[0] == 'RP_SMALL' else Scale.SEED,
 			args[1].strip('"'), int(args[2]), int(args[3]),

@@ -80,6 +80,8 @@ class ExportRequest:
 	author: Optional[str] = None
 	# The project's local patches (kernel/patches/local) instead.
 	local: bool = False
+	# Rewrite kernel/patches with the new files each commit adds.
+	refresh: bool = False
 
 
 @dataclasses.dataclass(frozen=True)

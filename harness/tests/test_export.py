@@ -130,3 +130,50 @@ def test_local_patches_stay_out_of_the_upstream_series(
 	(overlay_dir / 'patches/local').write_text('0001-mm-foo-add-tests.patch\n')
 	with pytest.raises(ov.OverlayError, match='must come last'):
 		ov.Overlay.load(overlay_dir).local()
+
+
+def test_refresh_makes_each_patch_carry_its_new_files(
+		overlay_dir: Path, kernel_tree: Path) -> None:
+	"""The series and kernel/ hold the same test files: lint says which
+	patch does not carry one, or carries an old copy; export --refresh
+	writes them in, keeping each patch's author, date and subject."""
+	patch = overlay_dir / 'patches/0001-mm-foo-add-tests.patch'
+	header = patch.read_text().partition('\n\n')[0]
+	o = ov.Overlay.load(overlay_dir)
+	assert ex.stale_copies(o) == [
+		'0001-mm-foo-add-tests.patch does not carry mm/tests/foo_kunit.h',
+		'0001-mm-foo-add-tests.patch does not carry mm/tests/.kunitconfig']
+
+	assert ex.refresh(o, kernel_tree) == [patch]
+	text = patch.read_text()
+	assert text.partition('\n\n')[0] == header
+	assert '+++ b/mm/tests/foo_kunit.h\n@@ -0,0 +1 @@\n+/* tests of foo */\n' in text
+	o = ov.Overlay.load(overlay_dir)
+	assert ex.stale_copies(o) == []
+	assert ex.refresh(o, kernel_tree) == []
+	# The copies are left out of what is applied: the files come from
+	# kernel/, once.
+	(o_patch,) = o.patches
+	assert b'foo_kunit.h\n' not in o_patch.text.split(b'diff --git')[-1]
+	assert o_patch.carried['mm/tests/foo_kunit.h'] == b'/* tests of foo */\n'
+	assert ov.stage(o, kernel_tree)['mm/tests/foo_kunit.h'] == \
+		b'/* tests of foo */\n'
+
+	(overlay_dir / 'mm/tests/foo_kunit.h').write_text('/* edited */\n')
+	assert ex.stale_copies(ov.Overlay.load(overlay_dir)) == [
+		'0001-mm-foo-add-tests.patch carries an old copy of '
+		'mm/tests/foo_kunit.h']
+
+
+def test_split_carried_keeps_other_diffs_and_files_without_newline() -> None:
+	from conftest import unified_diff
+	diff = (unified_diff('mm/foo.c', 'a\n', 'b\n')
+		+ 'diff --git a/mm/new.h b/mm/new.h\nnew file mode 100644\n'
+		'index 0000000..1111111\n--- /dev/null\n+++ b/mm/new.h\n'
+		'@@ -0,0 +1,2 @@\n+one\n+two\n\\ No newline at end of file\n'
+		+ 'diff --git a/mm/other.h b/mm/other.h\nnew file mode 100644\n'
+		'--- /dev/null\n+++ b/mm/other.h\n@@ -0,0 +1 @@\n+x\n')
+	text, carried = ov.split_carried(diff.encode(), ['mm/new.h'])
+	assert carried == {'mm/new.h': b'one\ntwo'}
+	assert b'mm/new.h' not in text
+	assert b'+++ b/mm/other.h' in text and b'+++ b/mm/foo.c' in text

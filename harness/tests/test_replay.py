@@ -64,7 +64,7 @@ def test_scenarios_reads_every_row_of_the_table() -> None:
 
 
 def test_scenarios_rejects_a_row_it_cannot_read() -> None:
-	with pytest.raises(replay.ReplayError, match='9 columns'):
+	with pytest.raises(replay.ReplayError, match="9 columns"):
 		replay.scenarios('REPLAY_SCENARIO(RP_SEED, "x", 1, 2, 3, '
 				 'RP_RANDOM, 0, 1, 10)\n')
 	with pytest.raises(replay.ReplayError, match='no scale or expectation'):
