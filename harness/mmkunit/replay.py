@@ -211,6 +211,23 @@ def verdicts(rows: Sequence[Row], table_rows: Sequence[Scenario]
 	return out
 
 
+def summary(vs: Sequence[Verdict], full: str) -> str:
+	"""The full build's verdicts, one a line, and how many bounds each
+	partial build fails."""
+	out = [f'bounds, {full} against {STOCK}:']
+	out += [f'  {v.scenario}: {v.stock / v.pages if v.pages else 0:.1f}x '
+		f'fewer pages ('
+		+ (f'at least {v.bound}x' if v.expect is Expect.SAVES
+		   else f'{v.bound}% either way') + '): '
+		+ ('holds' if v.holds else 'FAILS')
+		for v in vs if v.build == full]
+	for build in dict.fromkeys(v.build for v in vs if v.build != full):
+		mine = [v for v in vs if v.build == build]
+		out.append(f'  {build}: fails {sum(not v.holds for v in mine)} '
+			   f'of {len(mine)}')
+	return '\n'.join(out)
+
+
 def judge(vs: Sequence[Verdict], full: str) -> List[str]:
 	"""What is wrong with the verdicts: the build with every fix (full)
 	must hold every bound; a build with only some of them must fail a
@@ -315,6 +332,8 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 		opts.timeout = SEED_TIMEOUT
 	base = s.results_dir(f'{s.build.arch}-replay-{req.scale.value}')
 	labels = builds(s.overlay)
+	tree = s.prepared_tree()
+	opts = s.with_accel(opts, tree)
 
 	def job(label: str, without: Sequence[str]) -> jobs.Job:
 		def run(t: trees.PreparedTree) -> runner.RunResult:
@@ -334,7 +353,7 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	# while the other trees are made from its tree.
 	order = list(reversed(labels))
 	results = dict(zip((label for label, _ in order), jobs.run_jobs(
-		s, s.prepared_tree(), req.workers,
+		s, tree, req.workers,
 		[job(label, without) for label, without in order], opts)))
 	rows: List[Row] = []
 	failed: List[str] = []
@@ -362,8 +381,7 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	wrong: List[str] = []
 	if len(labels) > 1 and not failed:
 		vs = verdicts(rows, table_rows)
-		for v in vs:
-			print(f'mm-kunit: bound: {v}')
+		print(summary(vs, labels[-1][0]))
 		wrong = judge(vs, labels[-1][0])
 		for w in wrong:
 			print(f'mm-kunit: replay: {w}')
