@@ -184,7 +184,8 @@ class PreparedTree:
 
 	def clone_from(self, other: 'PreparedTree', build_key: str) -> None:
 		"""Makes this tree a copy of other (its sources as prepared, and
-		the build directory build_key) unless it has one of its own.
+		the build directory build_key) unless it has one of its own;
+		one of its own gets other's configuration.
 
 		The copy keeps the files' times, and the absolute paths in the
 		build directory's text files (kbuild's saved commands and
@@ -197,7 +198,15 @@ class PreparedTree:
 			self._copy_source(other.src)
 			shutil.copyfile(other._state_file, self._state_file)
 		build, theirs = self.build_dir(build_key), other.build_dir(build_key)
-		if (build / '.config').is_file() or not (theirs / '.config').is_file():
+		if not (theirs / '.config').is_file():
+			return
+		if (build / '.config').is_file():
+			# A copy made before: it takes the configuration other
+			# was just given (the replay's option added, or taken
+			# out again), which make applies on its next build.
+			if (build / '.config').read_bytes() != \
+			   (theirs / '.config').read_bytes():
+				shutil.copyfile(theirs / '.config', build / '.config')
 			return
 		tmp = self.base / f'.{build.name}.copying'
 		shutil.rmtree(tmp, ignore_errors=True)

@@ -40,3 +40,8 @@ def test_clone_from_rewrites_paths_keeps_times(tmp_path: Path) -> None:
 	(copy / 'mm/.foo.o.cmd').write_text('mine\n')
 	b.clone_from(a, 'um')
 	assert (copy / 'mm/.foo.o.cmd').read_text() == 'mine\n'
+	# ... but it takes the configuration the first tree was given since.
+	(build / '.config').write_text('CONFIG_X=y\nCONFIG_REPLAY=y\n')
+	b.clone_from(a, 'um')
+	assert (copy / '.config').read_text() == 'CONFIG_X=y\nCONFIG_REPLAY=y\n'
+	assert (copy / 'mm/.foo.o.cmd').read_text() == 'mine\n'
