@@ -247,3 +247,18 @@ def test_replay_command_fails_without_replay_output(
 		       FIXTURES / 'kunit/swap-pass')
 	assert p.returncode == 1, p.stdout + p.stderr
 	assert 'mm-kunit: replay on P1: mm-kunit: 38 passed' in p.stdout
+
+
+@needs_gnuplot
+def test_seed_scale_on_qemu_without_kvm_stops_with_one_line(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	p = run_cli('replay', '--scale', 'seed', '--arch', 'x86_64', '--kernel',
+		    str(kernel_tree), '--cache', str(tmp_path / 'c'),
+		    '--no-install',
+		    env={'MM_KUNIT_OVERLAY': str(replay_overlay(overlay_dir)),
+			 'FAKE_KUNIT_RUN': str(REPLAY_RUN), 'MM_KUNIT_KVM': '0'})
+	assert p.returncode == 2, p.stdout + p.stderr
+	assert p.stderr.strip().splitlines()[-1] == (
+		'mm-kunit: error: the seed scale on x86_64 needs KVM: under TCG a '
+		"scenario outlasts KUnit's 300 s limit per test case (UML runs it "
+		'in minutes)')
