@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 from mmkunit import deps
 from mmkunit import jobs
@@ -184,15 +184,25 @@ class Verdict:
 			return self.stock >= self.bound * self.pages
 		return abs(self.pages - self.stock) * 100 <= self.bound * self.stock
 
-	def __str__(self) -> str:
-		ratio = (f'{self.stock / self.pages:.1f}x fewer' if self.pages
-			 else 'none')
-		want = (f'at least {self.bound}x fewer'
+	@property
+	def ratio(self) -> str:
+		return (f'{self.stock / self.pages:.1f}x fewer' if self.pages
+			else 'none')
+
+	@property
+	def want(self) -> str:
+		return (f'at least {self.bound}x fewer'
 			if self.expect is Expect.SAVES
 			else f'within {self.bound}% of stock')
+
+	@property
+	def verdict(self) -> str:
+		return 'holds' if self.holds else 'FAILS'
+
+	def __str__(self) -> str:
 		return (f'{self.build}: {self.scenario}: {self.pages} pages read, '
-			f'stock {self.stock} ({ratio}); must be {want}: '
-			f'{"holds" if self.holds else "FAILS"}')
+			f'stock {self.stock} ({self.ratio}); must be {self.want}: '
+			f'{self.verdict}')
 
 
 def verdicts(rows: Sequence[Row], table_rows: Sequence[Scenario]
@@ -215,11 +225,7 @@ def summary(vs: Sequence[Verdict], full: str) -> str:
 	"""The full build's verdicts, one a line, and how many bounds each
 	partial build fails."""
 	out = [f'bounds, {full} against {STOCK}:']
-	out += [f'  {v.scenario}: {v.stock / v.pages if v.pages else 0:.1f}x '
-		f'fewer pages ('
-		+ (f'at least {v.bound}x' if v.expect is Expect.SAVES
-		   else f'{v.bound}% either way') + '): '
-		+ ('holds' if v.holds else 'FAILS')
+	out += [f'  {v.scenario}: {v.ratio} ({v.want}): {v.verdict}'
 		for v in vs if v.build == full]
 	for build in dict.fromkeys(v.build for v in vs if v.build != full):
 		mine = [v for v in vs if v.build == build]

@@ -201,6 +201,12 @@ static void rp_page_read(struct ft_file *ft, pgoff_t index)
 	rp_lru_use(rp, index);
 }
 
+/* How many pages the scenario touches. */
+static unsigned long rp_touches(const struct rp_scenario *sc)
+{
+	return sc->file_pages * sc->touch_permille / 1000;
+}
+
 /* The page the @i-th touch of the scenario goes to. */
 static pgoff_t rp_page(const struct rp_scenario *sc, const u32 *perm,
 		       unsigned long i)
@@ -372,7 +378,7 @@ static void rp_touch(struct kunit *test, struct rp_state *rp,
 static struct rp_counts rp_replay(struct kunit *test,
 				  const struct rp_scenario *sc, const u32 *perm)
 {
-	unsigned long nr = sc->file_pages * sc->touch_permille / 1000;
+	unsigned long nr = rp_touches(sc);
 	unsigned long refaults = rp_node_stat(WORKINGSET_REFAULT_FILE);
 	unsigned long activations = rp_node_stat(WORKINGSET_ACTIVATE_FILE);
 	unsigned long maj_flt = current->maj_flt;
@@ -439,8 +445,7 @@ static const u32 *rp_order_pages(struct kunit *test,
 {
 	if (sc->order != RP_RANDOM)
 		return NULL;
-	return rp_random_pages(test, sc,
-			       sc->file_pages * sc->touch_permille / 1000);
+	return rp_random_pages(test, sc, rp_touches(sc));
 }
 
 static void filemap_replay_test(struct kunit *test)
