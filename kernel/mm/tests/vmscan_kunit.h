@@ -335,12 +335,18 @@ enum vt_sort_result {
 	VT_INELIGIBLE,		/* true: next generation, not counted */
 };
 
+enum vt_reclaim_idx {
+	VT_ALL_ZONES,		/* reclaim_idx: the highest zone */
+	VT_UP_TO_ZONE,		/* the folio's zone */
+	VT_BELOW_ZONE,		/* the zone below the folio's */
+};
+
 struct vt_sort_case {
 	const char *desc;
 	bool promoted;		/* the folio is not in the oldest generation */
 	int refs;		/* folio_lru_refs(); -1: saturated */
 	int tier_idx;
-	bool ineligible;	/* the folio's zone is above reclaim_idx */
+	enum vt_reclaim_idx reclaim_idx;
 	enum vt_sort_result result;
 };
 
@@ -353,7 +359,11 @@ struct vt_sort_case {
  * tier_idx, or whose refs have saturated at BIT(LRU_REFS_WIDTH), is
  * protected: it moves to the next generation and is counted in
  * lrugen->protected for its tier. One in a zone above reclaim_idx moves to
- * the next generation. Anything else is left for eviction.
+ * the next generation. Anything else is left for eviction. A promoted folio
+ * goes to the head of its list, the young end; one moved on goes to the
+ * tail of the next generation's, where eviction looks first when that
+ * generation is the oldest. No folio leaves with PG_reclaim: sort_folio()
+ * does not start writeback.
  */
 static const struct vt_sort_case vt_sort_cases[] = {
 	{ .desc = "promoted", .promoted = true, .refs = 0, .tier_idx = 0,
@@ -366,7 +376,10 @@ static const struct vt_sort_case vt_sort_cases[] = {
 	  .refs = VT_REFS_SATURATED, .tier_idx = MAX_NR_TIERS - 1,
 	  .result = VT_PROTECTED },
 	{ .desc = "zone above reclaim_idx: moved on", .refs = 0,
-	  .tier_idx = 0, .ineligible = true, .result = VT_INELIGIBLE },
+	  .tier_idx = 0, .reclaim_idx = VT_BELOW_ZONE,
+	  .result = VT_INELIGIBLE },
+	{ .desc = "zone at reclaim_idx: left", .refs = 0, .tier_idx = 0,
+	  .reclaim_idx = VT_UP_TO_ZONE, .result = VT_LEFT },
 	{ .desc = "no refs: left for eviction", .refs = 0, .tier_idx = 0,
 	  .result = VT_LEFT },
 };
@@ -393,21 +406,30 @@ static void sort_folio_test(struct kunit *test)
 	struct lru_gen_folio *lrugen = &node.lruvec->lrugen;
 	struct scan_control sc = { .reclaim_idx = MAX_NR_ZONES - 1 };
 	unsigned long protected_before[MAX_NR_TIERS - 1];
-	struct folio *folio;
+	struct folio *folio, *neighbour;
+	struct list_head *list;
 	int type, zone, gen, old_gen, refs, tier, hist, i;
 	bool moved;
 
 	folio = vt_folio_create(test, &node, 0);
+	neighbour = vt_folio_create(test, &node, 0);
 	type = folio_is_file_lru(folio);
 	zone = folio_zonenum(folio);
 	lrugen->enabled = true;
-	/* reclaiming: the oldest generation; otherwise the second oldest. */
+	/*
+	 * reclaiming: the oldest generation; otherwise the second oldest,
+	 * where the neighbour goes too: the list the folio is promoted in or
+	 * moved on to.
+	 */
 	KUNIT_ASSERT_TRUE(test, vt_add_folio(node.lruvec, folio, !c->promoted));
+	KUNIT_ASSERT_TRUE(test, vt_add_folio(node.lruvec, neighbour, false));
 	old_gen = folio_lru_gen(folio);
 	refs = vt_give_refs(folio, c->refs);
 	KUNIT_ASSERT_EQ_MSG(test, refs, folio_lru_refs(folio), "refs");
 	tier = lru_tier_from_refs(refs);
-	if (c->ineligible)
+	if (c->reclaim_idx == VT_UP_TO_ZONE)
+		sc.reclaim_idx = zone;
+	else if (c->reclaim_idx == VT_BELOW_ZONE)
 		sc.reclaim_idx = zone - 1;
 	hist = lru_hist_from_seq(lrugen->min_seq[type]);
 	for (i = 0; i < MAX_NR_TIERS - 1; i++)
@@ -416,6 +438,7 @@ static void sort_folio_test(struct kunit *test)
 	moved = vt_sort_folio(node.lruvec, folio, &sc, c->tier_idx);
 
 	gen = folio_lru_gen(folio);
+	list = vt_list(node.lruvec, gen, type, zone);
 	switch (c->result) {
 	case VT_LEFT:
 		KUNIT_EXPECT_FALSE(test, moved);
@@ -424,6 +447,9 @@ static void sort_folio_test(struct kunit *test)
 	case VT_PROMOTED:
 		KUNIT_EXPECT_TRUE(test, moved);
 		KUNIT_EXPECT_EQ_MSG(test, old_gen, gen, "generation");
+		KUNIT_EXPECT_PTR_EQ_MSG(test, folio,
+					list_first_entry(list, struct folio, lru),
+					"at the head of its list");
 		break;
 	case VT_PROTECTED:
 	case VT_INELIGIBLE:
@@ -432,12 +458,14 @@ static void sort_folio_test(struct kunit *test)
 				    "next generation");
 		KUNIT_EXPECT_EQ_MSG(test, 0, folio_lru_refs(folio),
 				    "access history cleared");
+		KUNIT_EXPECT_PTR_EQ_MSG(test, folio,
+					list_last_entry(list, struct folio, lru),
+					"at the tail of the next generation");
 		break;
 	}
-	KUNIT_EXPECT_TRUE_MSG(test,
-			      vt_on_list(vt_list(node.lruvec, gen, type, zone),
-					 folio),
+	KUNIT_EXPECT_TRUE_MSG(test, vt_on_list(list, folio),
 			      "on the list of generation %d", gen);
+	KUNIT_EXPECT_FALSE_MSG(test, folio_test_reclaim(folio), "PG_reclaim");
 	for (i = 0; i < MAX_NR_TIERS - 1; i++) {
 		unsigned long expected = protected_before[i] +
 			(c->result == VT_PROTECTED && i == tier - 1 ? 1 : 0);
@@ -817,6 +845,327 @@ static void vt_set_lru_size(struct kunit *test, struct vt_node *node,
 
 #define VT_LOTS		BIT(20)		/* 4 GiB of 4 KiB pages */
 
+/* The sizes of the four evictable lists, for vt_set_lists(). */
+#define VT_LISTS(inactive_anon, active_anon, inactive_file, active_file) { \
+	[LRU_INACTIVE_ANON] = (inactive_anon),				\
+	[LRU_ACTIVE_ANON] = (active_anon),				\
+	[LRU_INACTIVE_FILE] = (inactive_file),				\
+	[LRU_ACTIVE_FILE] = (active_file),				\
+}
+
+static const char * const vt_lru_names[] = {
+	[LRU_INACTIVE_ANON] = "inactive anon",
+	[LRU_ACTIVE_ANON] = "active anon",
+	[LRU_INACTIVE_FILE] = "inactive file",
+	[LRU_ACTIVE_FILE] = "active file",
+};
+
+/*
+ * Give the node's highest zone memory and the evictable lists the sizes in
+ * @lists. The zone below it, which has no memory, gets a high watermark
+ * larger than all of memory, which reclaim must not count.
+ */
+static void vt_set_lists(struct kunit *test, struct vt_node *node,
+			 const unsigned long *lists)
+{
+	struct zone *zone = &node->pgdat->node_zones[MAX_NR_ZONES - 1];
+	enum lru_list lru;
+
+	atomic_long_set(&zone->managed_pages, 4 * VT_LOTS);
+	if (MAX_NR_ZONES > 1)
+		node->pgdat->node_zones[0]._watermark[WMARK_HIGH] =
+			4 * totalram_pages();
+	for_each_evictable_lru(lru)
+		vt_set_lru_size(test, node, lru, lists[lru]);
+}
+
+enum vt_wmark {
+	VT_WMARK_ZERO,		/* file + free is above it */
+	VT_WMARK_ABOVE,		/* above file + all of memory */
+	VT_WMARK_AT,		/* file + free, as reclaim reads them */
+	VT_WMARK_BELOW,		/* one page below file + free */
+};
+
+struct vt_prepare_case {
+	const char *desc;
+	unsigned long lists[NR_LRU_LISTS];
+	bool anon_refaulted;		/* WORKINGSET_ACTIVATE_ANON moved */
+	bool file_refaulted;		/* WORKINGSET_ACTIVATE_FILE moved */
+	bool force_deactivate;
+	bool no_cache_trim_mode;
+	enum vt_wmark high_wmark;
+	/* expected */
+	unsigned int may_deactivate;
+	bool cache_trim_mode;
+	bool file_is_tiny;
+};
+
+#define VT_BALANCED	VT_LISTS(VT_LOTS, VT_LOTS, VT_LOTS, VT_LOTS / 2)
+
+/*
+ * prepare_scan_control() at DEF_PRIORITY (12): each output from the rule
+ * SPEC section 4 states.
+ *
+ * A list is low when inactive * int_sqrt(10 * GiB of both lists) < active:
+ * 2^20 inactive to 2^20 active anon, or 2^20 to 2^19 file, is not low (8
+ * and 7 times); 2^14 to 2^20 anon (ratio 6) or 2^14 to 2^19 file (ratio 4)
+ * is. Cache trim mode needs inactive file >> priority, so 4096 pages but not
+ * 4095 (with no active file, which is then not low either). File is tiny
+ * when active + inactive file + free pages are at most the high watermarks
+ * of the zones with memory, anon is not being deactivated and inactive anon
+ * >> priority: 4096 pages, not 4095.
+ */
+static const struct vt_prepare_case vt_prepare_cases[] = {
+	{ .desc = "no refaults, lists balanced: nothing deactivated, cache trim",
+	  .lists = VT_BALANCED, .cache_trim_mode = true },
+	{ .desc = "file refaults: file deactivated, no cache trim",
+	  .lists = VT_BALANCED, .file_refaulted = true,
+	  .may_deactivate = DEACTIVATE_FILE },
+	{ .desc = "anon refaults: anon deactivated, cache trim",
+	  .lists = VT_BALANCED, .anon_refaulted = true,
+	  .may_deactivate = DEACTIVATE_ANON, .cache_trim_mode = true },
+	{ .desc = "inactive file low: file deactivated, no cache trim",
+	  .lists = VT_LISTS(VT_LOTS, VT_LOTS, VT_LOTS / 64, VT_LOTS / 2),
+	  .may_deactivate = DEACTIVATE_FILE },
+	{ .desc = "inactive anon low: anon deactivated, cache trim",
+	  .lists = VT_LISTS(VT_LOTS / 64, VT_LOTS, VT_LOTS, VT_LOTS / 2),
+	  .may_deactivate = DEACTIVATE_ANON, .cache_trim_mode = true },
+	{ .desc = "force_deactivate: both deactivated, no cache trim",
+	  .lists = VT_BALANCED, .force_deactivate = true,
+	  .may_deactivate = DEACTIVATE_ANON | DEACTIVATE_FILE },
+	{ .desc = "no_cache_trim_mode: no cache trim",
+	  .lists = VT_BALANCED, .no_cache_trim_mode = true },
+	{ .desc = "inactive file of 2^priority pages: cache trim",
+	  .lists = VT_LISTS(VT_LOTS, VT_LOTS, 4096, 0),
+	  .cache_trim_mode = true },
+	{ .desc = "inactive file one page short of 2^priority: no cache trim",
+	  .lists = VT_LISTS(VT_LOTS, VT_LOTS, 4095, 0) },
+	{ .desc = "file and free under the high watermark: file is tiny",
+	  .lists = VT_BALANCED, .high_wmark = VT_WMARK_ABOVE,
+	  .cache_trim_mode = true, .file_is_tiny = true },
+	{ .desc = "file and free at the high watermark: file is tiny",
+	  .lists = VT_BALANCED, .high_wmark = VT_WMARK_AT,
+	  .cache_trim_mode = true, .file_is_tiny = true },
+	{ .desc = "file and free a page over the high watermark: not tiny",
+	  .lists = VT_BALANCED, .high_wmark = VT_WMARK_BELOW,
+	  .cache_trim_mode = true },
+	{ .desc = "file under the watermark, anon refaults: not tiny",
+	  .lists = VT_BALANCED, .high_wmark = VT_WMARK_ABOVE,
+	  .anon_refaulted = true, .may_deactivate = DEACTIVATE_ANON,
+	  .cache_trim_mode = true },
+	{ .desc = "file under the watermark, force_deactivate: not tiny",
+	  .lists = VT_BALANCED, .high_wmark = VT_WMARK_ABOVE,
+	  .force_deactivate = true,
+	  .may_deactivate = DEACTIVATE_ANON | DEACTIVATE_FILE },
+	{ .desc = "file under the watermark, inactive anon of 2^priority: tiny",
+	  .lists = VT_LISTS(4096, 0, VT_LOTS, VT_LOTS / 2),
+	  .high_wmark = VT_WMARK_ABOVE, .cache_trim_mode = true,
+	  .file_is_tiny = true },
+	{ .desc = "file under the watermark, inactive anon under 2^priority: not tiny",
+	  .lists = VT_LISTS(4095, 0, VT_LOTS, VT_LOTS / 2),
+	  .high_wmark = VT_WMARK_ABOVE, .cache_trim_mode = true },
+};
+
+KUNIT_ARRAY_PARAM_DESC(vt_prepare, vt_prepare_cases, desc);
+
+/*
+ * The free pages prepare_scan_control() reads: the system's, of the node
+ * whose id the test's node has, which no test owns.
+ */
+static unsigned long vt_free_pages(struct vt_node *node)
+{
+	return sum_zone_node_page_state(node->pgdat->node_id, NR_FREE_PAGES);
+}
+
+static unsigned long vt_high_wmark(const struct vt_prepare_case *c,
+				   unsigned long free)
+{
+	unsigned long file = c->lists[LRU_INACTIVE_FILE] +
+			     c->lists[LRU_ACTIVE_FILE];
+
+	switch (c->high_wmark) {
+	case VT_WMARK_ABOVE:
+		return file + totalram_pages();
+	case VT_WMARK_AT:
+		return file + free;
+	case VT_WMARK_BELOW:
+		return file + free - 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * prepare_scan_control() on the classic LRU. Reclaim calls it at the start
+ * of every round with the scan_control of the round before: each output
+ * starts as the opposite of what the case expects, so that one it leaves
+ * alone shows. Free memory is the system's and may move while the test
+ * runs: the call is repeated until free memory was the same before and
+ * after it.
+ */
+static void prepare_scan_control_outputs_test(struct kunit *test)
+{
+	const struct vt_prepare_case *c = test->param_value;
+	struct vt_node node = vt_node_create(test);
+	struct lruvec *lruvec = node.lruvec;
+	struct scan_control sc;
+	unsigned long free;
+	int tries;
+
+	vt_switch_lru_gen(test, false);
+	lruvec->anon_cost = 3;
+	lruvec->file_cost = 5;
+	vt_set_node_stat(test, &node, WORKINGSET_ACTIVATE_ANON,
+			 c->anon_refaulted ? 1100 : 1000);
+	vt_set_node_stat(test, &node, WORKINGSET_ACTIVATE_FILE,
+			 c->file_refaulted ? 1100 : 1000);
+	lruvec->refaults[WORKINGSET_ANON] = 1000;
+	lruvec->refaults[WORKINGSET_FILE] = 1000;
+	vt_set_lists(test, &node, c->lists);
+
+	for (tries = 0; tries < 10; tries++) {
+		free = vt_free_pages(&node);
+		node.pgdat->node_zones[MAX_NR_ZONES - 1]._watermark[WMARK_HIGH] =
+			vt_high_wmark(c, free);
+		sc = (struct scan_control) {
+			.priority = DEF_PRIORITY,
+			.reclaim_idx = MAX_NR_ZONES - 1,
+			.force_deactivate = c->force_deactivate,
+			.no_cache_trim_mode = c->no_cache_trim_mode,
+			.may_deactivate = ~c->may_deactivate &
+					  (DEACTIVATE_ANON | DEACTIVATE_FILE),
+			.cache_trim_mode = !c->cache_trim_mode,
+			.file_is_tiny = !c->file_is_tiny,
+		};
+		prepare_scan_control(node.pgdat, &sc);
+		if (vt_free_pages(&node) == free)
+			break;
+	}
+	KUNIT_ASSERT_LT_MSG(test, tries, 10, "free memory never held still");
+
+	KUNIT_EXPECT_EQ_MSG(test, c->may_deactivate,
+			    (unsigned int)sc.may_deactivate, "may_deactivate");
+	KUNIT_EXPECT_EQ_MSG(test, c->cache_trim_mode, (bool)sc.cache_trim_mode,
+			    "cache_trim_mode");
+	KUNIT_EXPECT_EQ_MSG(test, c->file_is_tiny, (bool)sc.file_is_tiny,
+			    "file_is_tiny");
+	KUNIT_EXPECT_EQ_MSG(test, 3UL, sc.anon_cost, "anon_cost");
+	KUNIT_EXPECT_EQ_MSG(test, 5UL, sc.file_cost, "file_cost");
+}
+
+struct vt_count_case {
+	const char *desc;
+	bool no_swap;
+	bool may_swap_off;
+	int swappiness;
+	int priority;
+	bool file_is_tiny;
+	bool cache_trim_mode;
+	unsigned long anon_cost;
+	unsigned long file_cost;
+	/* expected */
+	unsigned long nr[NR_LRU_LISTS];
+};
+
+/* 1000, 500, 2000 and 250 pages to scan at priority 2, before balancing. */
+static const unsigned long vt_count_lists[NR_LRU_LISTS] =
+	VT_LISTS(4000, 2000, 8000, 1000);
+
+/*
+ * get_scan_count()'s page counts: each list's size >> priority, then for
+ * the fractions SPEC section 4 states, with anon_cost' = anon + file +
+ * anon_cost and file_cost' = anon + file + file_cost, and total' their sum:
+ * anon swappiness * (total' + 1) / (anon_cost' + 1), file (200 -
+ * swappiness) * (total' + 1) / (file_cost' + 1), each list its share of
+ * anon + file, all rounded down. Costs 1 and 1 give 3, 3 and 6: anon 60 *
+ * 7 / 4 = 105 and file 140 * 7 / 4 = 245 at swappiness 60, 3/10 and 7/10.
+ */
+static const struct vt_count_case vt_count_cases[] = {
+	{ .desc = "no swap space: file only",
+	  .no_swap = true, .swappiness = 60, .priority = 2,
+	  .anon_cost = 1, .file_cost = 1,
+	  .nr = VT_LISTS(0, 0, 2000, 250) },
+	{ .desc = "may_swap clear: file only",
+	  .may_swap_off = true, .swappiness = 60, .priority = 2,
+	  .anon_cost = 1, .file_cost = 1,
+	  .nr = VT_LISTS(0, 0, 2000, 250) },
+	{ .desc = "priority 0: every list whole, before tiny file and cache trim",
+	  .swappiness = 60, .priority = 0, .file_is_tiny = true,
+	  .cache_trim_mode = true, .anon_cost = 1, .file_cost = 1,
+	  .nr = VT_LISTS(4000, 2000, 8000, 1000) },
+	{ .desc = "priority 0, swappiness 0: by fraction, file only",
+	  .swappiness = 0, .priority = 0, .anon_cost = 1, .file_cost = 1,
+	  .nr = VT_LISTS(0, 0, 8000, 1000) },
+	{ .desc = "priority 0, swappiness 0, file tiny: anon only",
+	  .swappiness = 0, .priority = 0, .file_is_tiny = true,
+	  .anon_cost = 1, .file_cost = 1,
+	  .nr = VT_LISTS(4000, 2000, 0, 0) },
+	{ .desc = "priority 1: half of each list, by fraction",
+	  .swappiness = 60, .priority = 1, .anon_cost = 1, .file_cost = 1,
+	  .nr = VT_LISTS(600, 300, 2800, 350) },
+	{ .desc = "file tiny: anon only, before cache trim",
+	  .swappiness = 60, .priority = 2, .file_is_tiny = true,
+	  .cache_trim_mode = true, .anon_cost = 1, .file_cost = 1,
+	  .nr = VT_LISTS(1000, 500, 0, 0) },
+	{ .desc = "cache trim: file only",
+	  .swappiness = 60, .priority = 2, .cache_trim_mode = true,
+	  .anon_cost = 1, .file_cost = 1,
+	  .nr = VT_LISTS(0, 0, 2000, 250) },
+	{ .desc = "equal costs, swappiness 60: anon 3/10, file 7/10",
+	  .swappiness = 60, .priority = 2, .anon_cost = 1, .file_cost = 1,
+	  .nr = VT_LISTS(300, 150, 1400, 175) },
+	/* 0, 0: anon 100 * 1 / 1, file 100 * 1 / 1 */
+	{ .desc = "no costs yet, swappiness 100: half each",
+	  .swappiness = 100, .priority = 2,
+	  .nr = VT_LISTS(500, 250, 1000, 125) },
+	/* 3, 1: 7, 5 and 12; anon 1300 / 8 = 162, file 1300 / 6 = 216 */
+	{ .desc = "anon three times as costly, swappiness 100: less anon",
+	  .swappiness = 100, .priority = 2, .anon_cost = 3, .file_cost = 1,
+	  .nr = VT_LISTS(428, 214, 1142, 142) },
+	/* 1, 5: 7, 11 and 18; anon 1140 / 8 = 142, file 2660 / 12 = 221 */
+	{ .desc = "file five times as costly, swappiness 60: more anon",
+	  .swappiness = 60, .priority = 2, .anon_cost = 1, .file_cost = 5,
+	  .nr = VT_LISTS(391, 195, 1217, 152) },
+	{ .desc = "swappiness 200: by fraction, anon only",
+	  .swappiness = 200, .priority = 2, .anon_cost = 1, .file_cost = 1,
+	  .nr = VT_LISTS(1000, 500, 0, 0) },
+	/* 0, 0, 1 and 0 pages before balancing; 1 * 7/10 rounds down */
+	{ .desc = "lists under 2^priority pages: nothing to scan",
+	  .swappiness = 60, .priority = DEF_PRIORITY,
+	  .anon_cost = 1, .file_cost = 1,
+	  .nr = VT_LISTS(0, 0, 0, 0) },
+};
+
+KUNIT_ARRAY_PARAM_DESC(vt_count, vt_count_cases, desc);
+
+/* get_scan_count() as shrink_lruvec() calls it: no lock held. */
+static void get_scan_count_test(struct kunit *test)
+{
+	const struct vt_count_case *c = test->param_value;
+	struct vt_node node = vt_node_create(test);
+	struct scan_control sc = {
+		.may_swap = !c->may_swap_off,
+		.priority = c->priority,
+		.reclaim_idx = MAX_NR_ZONES - 1,
+		.file_is_tiny = c->file_is_tiny,
+		.cache_trim_mode = c->cache_trim_mode,
+		.anon_cost = c->anon_cost,
+		.file_cost = c->file_cost,
+	};
+	unsigned long nr[NR_LRU_LISTS] = {};
+	enum lru_list lru;
+
+	vt_set_swap(test, c->no_swap ? 0 : VT_LOTS);
+	mm_kunit_set_knob(test, vm_swappiness, c->swappiness);
+	vt_set_lists(test, &node, vt_count_lists);
+
+	get_scan_count(node.lruvec, &sc, nr);
+
+	for_each_evictable_lru(lru)
+		KUNIT_EXPECT_EQ_MSG(test, c->nr[lru], nr[lru], "%s",
+				    vt_lru_names[lru]);
+}
+
 struct vt_balance_case {
 	const char *desc;
 	bool file_refaulted;		/* WORKINGSET_ACTIVATE_FILE moved */
@@ -870,18 +1219,16 @@ static void prepare_scan_control_test(struct kunit *test)
 		.reclaim_idx = MAX_NR_ZONES - 1,
 		.force_deactivate = c->force_deactivate,
 	};
+	const unsigned long lists[NR_LRU_LISTS] =
+		VT_LISTS(VT_LOTS, VT_LOTS,
+			 c->inactive_file_low ? VT_LOTS / 64 : VT_LOTS,
+			 VT_LOTS / 2);
 	unsigned long nr[NR_LRU_LISTS] = {};
 
 	vt_switch_lru_gen(test, false);
 	vt_set_swap(test, c->no_swap ? 0 : VT_LOTS);
 	mm_kunit_set_knob(test, vm_swappiness, c->swappiness);
-	atomic_long_set(&node.pgdat->node_zones[MAX_NR_ZONES - 1].managed_pages,
-			4 * VT_LOTS);
-	vt_set_lru_size(test, &node, LRU_INACTIVE_ANON, VT_LOTS);
-	vt_set_lru_size(test, &node, LRU_ACTIVE_ANON, VT_LOTS);
-	vt_set_lru_size(test, &node, LRU_INACTIVE_FILE,
-			c->inactive_file_low ? VT_LOTS / 64 : VT_LOTS);
-	vt_set_lru_size(test, &node, LRU_ACTIVE_FILE, VT_LOTS / 2);
+	vt_set_lists(test, &node, lists);
 	lruvec->anon_cost = 1;
 	lruvec->file_cost = 1;
 	/* The refault snapshot the last reclaim round took; then refaults. */
@@ -910,6 +1257,8 @@ static void prepare_scan_control_test(struct kunit *test)
 
 static struct kunit_case vt_balance_test_cases[] = {
 	KUNIT_CASE_PARAM(prepare_scan_control_test, vt_balance_gen_params),
+	KUNIT_CASE_PARAM(prepare_scan_control_outputs_test, vt_prepare_gen_params),
+	KUNIT_CASE_PARAM(get_scan_count_test, vt_count_gen_params),
 	{}
 };
 

@@ -27,7 +27,10 @@
 struct wt_case {
 	const char *desc;
 	bool anon;		/* PG_swapbacked */
-	/* What eviction recorded: BIT(LRU_REFS_WIDTH) - 1 - @refs_below ... */
+	/*
+	 * What eviction recorded: BIT(LRU_REFS_WIDTH) - 1 - @refs_below, or
+	 * no refs (WT_NO_REFS) ...
+	 */
 	int refs_below;
 	/* ... and PG_workingset */
 	bool workingset;
@@ -37,13 +40,17 @@ struct wt_case {
 	bool restored;
 };
 
+/* LRU_REFS_WIDTH is no constant expression: a row cannot name 0 refs. */
+#define WT_NO_REFS	(-1)
+
 /*
  * A refault of a folio evicted from the current oldest generation counts
- * in the tier of its refs, the recorded access count plus PG_workingset.
- * It is a stall, and the folio gets PG_workingset and a full access count,
- * if those refs reach BIT(LRU_REFS_WIDTH) - 1 (sort_folio() would have
- * protected it) or if it refaults in a page fault. A refault from an older
- * generation is not counted.
+ * in the tier of its refs, the recorded access count plus PG_workingset,
+ * and as an activation (WORKINGSET_ACTIVATE). It is a stall, and the folio
+ * gets PG_workingset and a full access count, if those refs reach
+ * BIT(LRU_REFS_WIDTH) - 1 (sort_folio() would have protected it) or if it
+ * refaults in a page fault. A refault from an older generation is counted
+ * as a refault (WORKINGSET_REFAULT, as every refault is) and nothing else.
  */
 static const struct wt_case wt_cases[] = {
 	{
@@ -67,6 +74,11 @@ static const struct wt_case wt_cases[] = {
 		.restored = true,
 	},
 	{
+		.desc = "no refs: tier 0, not a stall",
+		.refs_below = WT_NO_REFS, .recent = true,
+		.restored = false,
+	},
+	{
 		.desc = "anon, refs at BIT(LRU_REFS_WIDTH) - 1: restored",
 		.anon = true, .refs_below = 0, .recent = true,
 		.restored = true,
@@ -79,6 +91,14 @@ static const struct wt_case wt_cases[] = {
 };
 
 KUNIT_ARRAY_PARAM_DESC(wt, wt_cases, desc);
+
+/* The refs eviction recorded, as the row gives them. */
+static int wt_refs(const struct wt_case *c)
+{
+	if (c->refs_below == WT_NO_REFS)
+		return 0;
+	return BIT(LRU_REFS_WIDTH) - 1 - c->refs_below;
+}
 
 /*
  * The node's count of @item, exactly: its total and this CPU's part not
@@ -139,17 +159,20 @@ static void wt_put_folio(void *folio)
 	folio_put(folio);
 }
 
-static void lru_gen_refault_test(struct kunit *test)
+/*
+ * Refault a new folio as the row describes; returns what the call moved.
+ * The folio is the test's until it ends.
+ */
+static struct wt_moved *wt_refault(struct kunit *test, const struct wt_case *c,
+				   struct folio **foliop)
 {
-	const struct wt_case *c = test->param_value;
-	int refs = BIT(LRU_REFS_WIDTH) - 1 - c->refs_below;
+	int refs = wt_refs(c);
 	struct lru_gen_folio *lrugen;
 	struct pglist_data *pgdat;
 	unsigned long token, seq;
 	struct wt_moved *moved;
 	struct folio *folio;
 	void *shadow;
-	int tier;
 
 	moved = kunit_kzalloc(test, sizeof(*moved), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, moved);
@@ -182,6 +205,20 @@ static void lru_gen_refault_test(struct kunit *test)
 	wt_count(moved, pgdat, 1);
 	preempt_enable();
 	folio_unlock(folio);
+	*foliop = folio;
+	return moved;
+}
+
+/* The stall: PG_workingset, the access count, and the tier counted. */
+static void lru_gen_refault_test(struct kunit *test)
+{
+	const struct wt_case *c = test->param_value;
+	int refs = wt_refs(c);
+	struct wt_moved *moved;
+	struct folio *folio;
+	int tier;
+
+	moved = wt_refault(test, c, &folio);
 
 	KUNIT_EXPECT_EQ(test, c->restored, folio_test_workingset(folio));
 	KUNIT_EXPECT_EQ_MSG(test, c->restored ? LRU_REFS_MASK : 0UL,
@@ -198,8 +235,24 @@ static void lru_gen_refault_test(struct kunit *test)
 				    "refaults counted in tier %d (refs %d)", tier, refs);
 }
 
+/* Every refault is a refault; one from the oldest generation activates. */
+static void lru_gen_refault_stats_test(struct kunit *test)
+{
+	const struct wt_case *c = test->param_value;
+	struct wt_moved *moved;
+	struct folio *folio;
+
+	moved = wt_refault(test, c, &folio);
+
+	KUNIT_EXPECT_EQ_MSG(test, 1L, moved->refault,
+			    "WORKINGSET_REFAULT counted");
+	KUNIT_EXPECT_EQ_MSG(test, c->recent ? 1L : 0L, moved->activate,
+			    "WORKINGSET_ACTIVATE counted");
+}
+
 static struct kunit_case wt_cases_list[] = {
 	KUNIT_CASE_PARAM(lru_gen_refault_test, wt_gen_params),
+	KUNIT_CASE_PARAM(lru_gen_refault_stats_test, wt_gen_params),
 	{}
 };
 

@@ -14,4 +14,11 @@
 #define lru_gen_folio lru_gen_struct
 #define prepare_scan_control prepare_scan_count
 
+/*
+ * No no_cache_trim_mode in 6.1's scan_control (added later). This only
+ * lets the file build: skipped_deactivate is not read by
+ * prepare_scan_count(), and the row that sets it is not judged here.
+ */
+#define no_cache_trim_mode skipped_deactivate
+
 #endif /* CONFIG_MM_VMSCAN_KUNIT_TEST */
