@@ -152,12 +152,14 @@ def test_the_6_1_port_loads_and_lists_real_tests() -> None:
 	port = ov.Overlay.load(REPO / 'kernel/compat/6.1')
 	assert 'mm/tests/filemap_kunit_compat.h' in port.files
 	# The test files are the 6.12 ones.
-	for name in ('filemap_kunit.h', 'swap_state_kunit.h', 'vmscan_kunit.h'):
+	names = ('filemap_kunit.h', 'swap_state_kunit.h', 'vmscan_kunit.h',
+		 'workingset_kunit.h')
+	for name in names:
 		assert port.contents[f'mm/tests/{name}'] == \
 			(REPO / 'kernel/mm/tests' / name).read_bytes()
 	entries = fx.load_expected(REPO / 'kernel/compat/6.1/expected')
-	sources = ''.join((REPO / 'kernel/mm/tests' / n).read_text() for n in
-			  ('filemap_kunit.h', 'swap_state_kunit.h', 'vmscan_kunit.h'))
+	sources = ''.join((REPO / 'kernel/mm/tests' / n).read_text()
+			  for n in names)
 	for e in entries:
 		suite, test = e.pattern.split('.')[:2]
 		assert f'"{suite}"' in sources, e
