@@ -879,6 +879,21 @@ static void vt_set_lists(struct kunit *test, struct vt_node *node,
 		vt_set_lru_size(test, node, lru, lists[lru]);
 }
 
+/*
+ * The refault snapshot the last reclaim round took, 1000 activations of
+ * each type, and since then 100 more of anon if @anon, of file if @file.
+ */
+static void vt_set_refaults(struct kunit *test, struct vt_node *node,
+			    bool anon, bool file)
+{
+	vt_set_node_stat(test, node, WORKINGSET_ACTIVATE_ANON,
+			 anon ? 1100 : 1000);
+	vt_set_node_stat(test, node, WORKINGSET_ACTIVATE_FILE,
+			 file ? 1100 : 1000);
+	node->lruvec->refaults[WORKINGSET_ANON] = 1000;
+	node->lruvec->refaults[WORKINGSET_FILE] = 1000;
+}
+
 enum vt_wmark {
 	VT_WMARK_ZERO,		/* file + free is above it */
 	VT_WMARK_ABOVE,		/* above file + all of memory */
@@ -1015,12 +1030,7 @@ static void prepare_scan_control_outputs_test(struct kunit *test)
 	vt_switch_lru_gen(test, false);
 	lruvec->anon_cost = 3;
 	lruvec->file_cost = 5;
-	vt_set_node_stat(test, &node, WORKINGSET_ACTIVATE_ANON,
-			 c->anon_refaulted ? 1100 : 1000);
-	vt_set_node_stat(test, &node, WORKINGSET_ACTIVATE_FILE,
-			 c->file_refaulted ? 1100 : 1000);
-	lruvec->refaults[WORKINGSET_ANON] = 1000;
-	lruvec->refaults[WORKINGSET_FILE] = 1000;
+	vt_set_refaults(test, &node, c->anon_refaulted, c->file_refaulted);
 	vt_set_lists(test, &node, c->lists);
 
 	for (tries = 0; tries < 10; tries++) {
@@ -1231,13 +1241,7 @@ static void prepare_scan_control_test(struct kunit *test)
 	vt_set_lists(test, &node, lists);
 	lruvec->anon_cost = 1;
 	lruvec->file_cost = 1;
-	/* The refault snapshot the last reclaim round took; then refaults. */
-	vt_set_node_stat(test, &node, WORKINGSET_ACTIVATE_ANON, 1000);
-	vt_set_node_stat(test, &node, WORKINGSET_ACTIVATE_FILE, 1000);
-	lruvec->refaults[WORKINGSET_ANON] = 1000;
-	lruvec->refaults[WORKINGSET_FILE] = 1000;
-	if (c->file_refaulted)
-		vt_set_node_stat(test, &node, WORKINGSET_ACTIVATE_FILE, 1100);
+	vt_set_refaults(test, &node, false, c->file_refaulted);
 
 	prepare_scan_control(node.pgdat, &sc);
 	get_scan_count(lruvec, &sc, nr);
