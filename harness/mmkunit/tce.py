@@ -8,6 +8,17 @@ The translation unit is compiled with the exact command kbuild used for it
 after the debug information is stripped: what is left is the code, the
 data and their relocations. A mutant never moves a line (mutagen.py), so
 the line numbers that WARN_ON() and BUG_ON() record are the same.
+
+The names of local symbols are canonicalised before the comparison: a
+local symbol is reached only through the relocations that point at it, so
+its name is not part of what the code does, but it often carries a
+counter. Deleting a min() or a max() takes a few values of __COUNTER__
+away, which renames every later __UNIQUE_ID_*N and __initcall__kmod_*
+symbol of the unit (and gcc numbers function-local statics such as
+__already_done.N) while the code stays byte for byte the same. Strings
+are compared as they are: a KUnit assertion that stringifies min() or
+READ_ONCE() stores the expansion, counters and all, so the suites
+compute such values into a local first.
 """
 
 from __future__ import annotations
@@ -18,7 +29,7 @@ import shlex
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 
 class Compiled(enum.Enum):
@@ -53,7 +64,27 @@ def _object_code(build_dir: Path, command: str, obj: str,
 	stripped = out.with_suffix('.stripped')
 	subprocess.run(['objcopy', '--strip-debug', '--remove-section=.comment',
 			str(out), str(stripped)], check=True, capture_output=True)
+	names = out.with_suffix('.names')
+	names.write_text(''.join(f'{name} .Ltce{i}\n' for i, name in
+				 enumerate(_local_names(stripped))))
+	subprocess.run(['objcopy', f'--redefine-syms={names}', str(stripped)],
+		       check=True, capture_output=True)
 	return stripped.read_bytes(), ''
+
+
+def _local_names(obj: Path) -> List[str]:
+	"""The names of obj's local functions and data, in symbol table
+	order, each once."""
+	out = subprocess.run(['readelf', '-sW', str(obj)], check=True,
+			     capture_output=True, text=True).stdout
+	names: Dict[str, None] = {}
+	for line in out.splitlines():
+		f = line.split()
+		# Num: Value Size Type Bind Vis Ndx Name
+		if (len(f) == 8 and f[0].endswith(':') and f[4] == 'LOCAL' and
+		    f[3] in ('OBJECT', 'FUNC', 'NOTYPE')):
+			names.setdefault(f[7])
+	return list(names)
 
 
 class Comparer:

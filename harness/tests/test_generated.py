@@ -133,3 +133,32 @@ def test_tce_tells_same_code_from_different(tmp_path: Path) -> None:
 	assert same == tce.Compiled.FAILED and 'error' in why
 	assert not (build / 'x.o').exists()
 	comparer.close()
+
+
+
+@pytest.mark.skipif(not shutil.which('gcc') or not shutil.which('readelf'),
+		    reason='needs gcc and binutils')
+def test_tce_ignores_counters_in_local_names(tmp_path: Path) -> None:
+	"""A change that only shifts __COUNTER__, and so renames a later local
+	symbol, is SAME; a renamed global symbol is DIFFERENT."""
+	src = tmp_path / 'src/mm'
+	src.mkdir(parents=True)
+	build = tmp_path / 'build/mm'
+	build.mkdir(parents=True)
+	c = src / 'x.c'
+	unit = ('#define ID(a, b) a##b\n'
+		'#define NAMED(n) ID(counted_, n)\n'
+		'#define DEFINE(n, fn) static int NAMED(n) = 4; '
+		'int *fn(void) { return &NAMED(n); }\n'
+		'%s'
+		'DEFINE(__COUNTER__, %s)\n')
+	(build / '.x.o.cmd').write_text(
+		f'savedcmd_mm/x.o := gcc -Wp,-MMD,mm/.x.o.d -O2 -g -c -o mm/x.o {c}\n')
+	comparer = tce.Comparer(tmp_path / 'build')
+	c.write_text(unit % ('', 'f'))
+	comparer.original('mm/x.o')
+	c.write_text(unit % ('enum { SKIPPED = __COUNTER__ };\n', 'f'))
+	assert comparer.compare('mm/x.o')[0] == tce.Compiled.SAME
+	c.write_text(unit % ('', 'g'))
+	assert comparer.compare('mm/x.o')[0] == tce.Compiled.DIFFERENT
+	comparer.close()
