@@ -344,6 +344,7 @@ enum vt_reclaim_idx {
 struct vt_sort_case {
 	const char *desc;
 	bool promoted;		/* the folio is not in the oldest generation */
+	bool unevictable;	/* PG_mlocked */
 	int refs;		/* folio_lru_refs(); -1: saturated */
 	int tier_idx;
 	enum vt_reclaim_idx reclaim_idx;
@@ -363,7 +364,8 @@ struct vt_sort_case {
  * goes to the head of its list, the young end; one moved on goes to the
  * tail of the next generation's, where eviction looks first when that
  * generation is the oldest. No folio leaves with PG_reclaim: sort_folio()
- * does not start writeback.
+ * does not start writeback. An unevictable folio is left, whatever else it
+ * is, for the generic path to cull.
  */
 static const struct vt_sort_case vt_sort_cases[] = {
 	{ .desc = "promoted", .promoted = true, .refs = 0, .tier_idx = 0,
@@ -382,9 +384,15 @@ static const struct vt_sort_case vt_sort_cases[] = {
 	  .reclaim_idx = VT_UP_TO_ZONE, .result = VT_LEFT },
 	{ .desc = "no refs: left for eviction", .refs = 0, .tier_idx = 0,
 	  .result = VT_LEFT },
+	{ .desc = "unevictable, promoted: left for the generic path",
+	  .promoted = true, .unevictable = true, .refs = 0, .tier_idx = 0,
+	  .result = VT_LEFT },
 };
 
 KUNIT_ARRAY_PARAM_DESC(vt_sort, vt_sort_cases, desc);
+
+/* What sort_folio_test() seeds lrugen->protected[hist][type][tier] with. */
+#define VT_PROTECTED_SEED(type, tier)	(100UL * ((type) * MAX_NR_TIERS + (tier) + 1))
 
 /* Give @folio the refs folio_lru_refs() reports: -1 for saturated. */
 static int vt_give_refs(struct folio *folio, int refs)
@@ -405,13 +413,13 @@ static void sort_folio_test(struct kunit *test)
 	struct vt_node node = vt_node_create(test);
 	struct lru_gen_folio *lrugen = &node.lruvec->lrugen;
 	struct scan_control sc = { .reclaim_idx = MAX_NR_ZONES - 1 };
-	unsigned long protected_before[MAX_NR_TIERS - 1];
 	struct folio *folio, *neighbour;
 	struct list_head *list;
-	int type, zone, gen, old_gen, refs, tier, hist, i;
+	int type, zone, gen, old_gen, refs, tier, hist, t, i;
 	bool moved;
 
-	folio = vt_folio_create(test, &node, 0);
+	folio = vt_folio_create(test, &node,
+				c->unevictable ? BIT(PG_mlocked) : 0);
 	neighbour = vt_folio_create(test, &node, 0);
 	type = folio_is_file_lru(folio);
 	zone = folio_zonenum(folio);
@@ -431,9 +439,11 @@ static void sort_folio_test(struct kunit *test)
 		sc.reclaim_idx = zone;
 	else if (c->reclaim_idx == VT_BELOW_ZONE)
 		sc.reclaim_idx = zone - 1;
+	/* A count of its own in every tier, so that a wrong tier shows. */
 	hist = lru_hist_from_seq(lrugen->min_seq[type]);
-	for (i = 0; i < MAX_NR_TIERS - 1; i++)
-		protected_before[i] = lrugen->protected[hist][type][i];
+	for (t = 0; t < ANON_AND_FILE; t++)
+		for (i = 0; i < MAX_NR_TIERS - 1; i++)
+			lrugen->protected[hist][t][i] = VT_PROTECTED_SEED(t, i);
 
 	moved = vt_sort_folio(node.lruvec, folio, &sc, c->tier_idx);
 
@@ -467,7 +477,7 @@ static void sort_folio_test(struct kunit *test)
 			      "on the list of generation %d", gen);
 	KUNIT_EXPECT_FALSE_MSG(test, folio_test_reclaim(folio), "PG_reclaim");
 	for (i = 0; i < MAX_NR_TIERS - 1; i++) {
-		unsigned long expected = protected_before[i] +
+		unsigned long expected = VT_PROTECTED_SEED(type, i) +
 			(c->result == VT_PROTECTED && i == tier - 1 ? 1 : 0);
 
 		KUNIT_EXPECT_EQ_MSG(test, expected,
@@ -527,14 +537,15 @@ static void folio_mark_accessed_refs_test(struct kunit *test)
 	struct folio *folio = vt_folio_create(test, &node, 0);
 	struct scan_control sc = { .reclaim_idx = MAX_NR_ZONES - 1 };
 	int max = BIT(LRU_REFS_WIDTH);
-	int n;
+	int n, expected;
 
 	kunit_info(test, "LRU_REFS_WIDTH is %d in this configuration\n",
 		   LRU_REFS_WIDTH);
 	vt_switch_lru_gen(test, true);
 	for (n = 1; n <= max + 3; n++) {
 		folio_mark_accessed(folio);
-		KUNIT_ASSERT_EQ_MSG(test, min(n - 1, max), folio_lru_refs(folio),
+		expected = min(n - 1, max);
+		KUNIT_ASSERT_EQ_MSG(test, expected, folio_lru_refs(folio),
 				    "refs after %d accesses (LRU_REFS_WIDTH %d)",
 				    n, LRU_REFS_WIDTH);
 	}
@@ -1073,6 +1084,7 @@ struct vt_count_case {
 	bool cache_trim_mode;
 	unsigned long anon_cost;
 	unsigned long file_cost;
+	const unsigned long *lists;	/* NULL: vt_count_lists */
 	/* expected */
 	unsigned long nr[NR_LRU_LISTS];
 };
@@ -1080,6 +1092,10 @@ struct vt_count_case {
 /* 1000, 500, 2000 and 250 pages to scan at priority 2, before balancing. */
 static const unsigned long vt_count_lists[NR_LRU_LISTS] =
 	VT_LISTS(4000, 2000, 8000, 1000);
+
+/* Every list shorter than SWAP_CLUSTER_MAX (32) pages. */
+static const unsigned long vt_short_lists[NR_LRU_LISTS] =
+	VT_LISTS(31, 5, 20, 1);
 
 /*
  * get_scan_count()'s page counts: each list's size >> priority, then for
@@ -1103,6 +1119,9 @@ static const struct vt_count_case vt_count_cases[] = {
 	  .swappiness = 60, .priority = 0, .file_is_tiny = true,
 	  .cache_trim_mode = true, .anon_cost = 1, .file_cost = 1,
 	  .nr = VT_LISTS(4000, 2000, 8000, 1000) },
+	{ .desc = "priority 0, lists under SWAP_CLUSTER_MAX: every list whole",
+	  .swappiness = 60, .priority = 0, .anon_cost = 1, .file_cost = 1,
+	  .lists = vt_short_lists, .nr = VT_LISTS(31, 5, 20, 1) },
 	{ .desc = "priority 0, swappiness 0: by fraction, file only",
 	  .swappiness = 0, .priority = 0, .anon_cost = 1, .file_cost = 1,
 	  .nr = VT_LISTS(0, 0, 8000, 1000) },
@@ -1167,7 +1186,7 @@ static void get_scan_count_test(struct kunit *test)
 
 	vt_set_swap(test, c->no_swap ? 0 : VT_LOTS);
 	mm_kunit_set_knob(test, vm_swappiness, c->swappiness);
-	vt_set_lists(test, &node, vt_count_lists);
+	vt_set_lists(test, &node, c->lists ?: vt_count_lists);
 
 	get_scan_count(node.lruvec, &sc, nr);
 
