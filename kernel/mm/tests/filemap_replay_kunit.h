@@ -427,6 +427,7 @@ static struct rp_counts rp_replay_and_report(struct kunit *test,
 					     const u32 *perm)
 {
 	struct rp_counts c = rp_replay(test, sc, perm);
+	unsigned long touched_pages = min(c.touches, sc->file_pages);
 
 	kunit_info(test,
 		   "replay: %s: touches=%lu pages_read=%lu page_size=%lu major_faults=%lu readaround_faults=%lu refaults=%lu refault_activations=%lu mmap_miss=%u\n",
@@ -435,7 +436,7 @@ static struct rp_counts rp_replay_and_report(struct kunit *test,
 		   c.mmap_miss);
 
 	/* Every touched page was read at least once. */
-	KUNIT_EXPECT_GE_MSG(test, c.pages_read, min(c.touches, sc->file_pages),
+	KUNIT_EXPECT_GE_MSG(test, c.pages_read, touched_pages,
 			    "%s: pages read", sc->desc);
 	return c;
 }

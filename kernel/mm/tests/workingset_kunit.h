@@ -214,15 +214,16 @@ static void lru_gen_refault_test(struct kunit *test)
 {
 	const struct wt_case *c = test->param_value;
 	int refs = wt_refs(c);
+	unsigned long full = c->restored ? LRU_REFS_MASK : 0, count;
 	struct wt_moved *moved;
 	struct folio *folio;
 	int tier;
 
 	moved = wt_refault(test, c, &folio);
 
+	count = READ_ONCE(folio->flags) & LRU_REFS_MASK;
 	KUNIT_EXPECT_EQ(test, c->restored, folio_test_workingset(folio));
-	KUNIT_EXPECT_EQ_MSG(test, c->restored ? LRU_REFS_MASK : 0UL,
-			    READ_ONCE(folio->flags) & LRU_REFS_MASK,
+	KUNIT_EXPECT_EQ_MSG(test, full, count,
 			    "access count (LRU_REFS_WIDTH %d)", LRU_REFS_WIDTH);
 	KUNIT_EXPECT_EQ_MSG(test, c->restored ? 1L : 0L, moved->restore,
 			    "WORKINGSET_RESTORE counted");
