@@ -149,6 +149,34 @@ static struct ft_file *ft_create(struct kunit *test, unsigned int ra_pages)
 	return ft;
 }
 
+static void ft_put_shmem_file(void *data)
+{
+	fput(data);
+}
+
+/*
+ * A new shmem file of FT_FILE_PAGES pages with nothing in the page cache:
+ * fault-around as tmpfs runs it (shmem_vm_ops). No read goes through
+ * @ft's stub backing store.
+ */
+static struct ft_file *ft_create_shmem(struct kunit *test)
+{
+	struct ft_file *ft;
+	struct file *file;
+
+	ft = kunit_kzalloc(test, sizeof(*ft), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ft);
+	file = shmem_file_setup("[mm_filemap_kunit]",
+				FT_FILE_PAGES << PAGE_SHIFT, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(file), "shmem file: %ld",
+			       PTR_ERR(file));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, ft_put_shmem_file,
+						  file));
+	ft->file = file;
+	return ft;
+}
+
 static void ft_forget_reads(struct ft_file *ft)
 {
 	ft->nr_reads = 0;
@@ -168,9 +196,13 @@ static void ft_set_mmap_miss(struct ft_file *ft, unsigned int val)
 static struct folio *ft_cache_page(struct kunit *test, struct ft_file *ft,
 				   pgoff_t index)
 {
+	struct address_space *mapping = ft->file->f_mapping;
 	struct folio *folio;
 
-	folio = read_mapping_folio(ft->file->f_mapping, index, ft->file);
+	if (shmem_mapping(mapping))
+		folio = shmem_read_folio(mapping, index);
+	else
+		folio = read_mapping_folio(mapping, index, ft->file);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(folio), "caching page %lu", index);
 	folio_put(folio);
 	return folio;
@@ -234,9 +266,13 @@ static void ft_unmap(void *data)
 	mmput(u->mm);
 }
 
-/* Map @nr_pages of @file with @prot, MAP_PRIVATE, into the test's own mm. */
+/*
+ * Map @nr_pages of @file from its page @pgoff with @prot, MAP_PRIVATE, into
+ * the test's own mm.
+ */
 static struct ft_map ft_mmap_pages(struct kunit *test, struct file *file,
-				   unsigned long nr_pages, unsigned long prot)
+				   pgoff_t pgoff, unsigned long nr_pages,
+				   unsigned long prot)
 {
 	struct ft_map map = { };
 	struct ft_unmap *unmap;
@@ -245,7 +281,7 @@ static struct ft_map ft_mmap_pages(struct kunit *test, struct file *file,
 	unmap = kunit_kzalloc(test, sizeof(*unmap), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, unmap);
 	addr = kunit_vm_mmap(test, file, 0, nr_pages << PAGE_SHIFT, prot,
-			     MAP_PRIVATE, 0);
+			     MAP_PRIVATE, pgoff << PAGE_SHIFT);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(addr) || !addr,
 			       "kunit_vm_mmap: %ld", (long)addr);
 	unmap->mm = current->mm;
@@ -267,7 +303,8 @@ static struct ft_map ft_mmap_pages(struct kunit *test, struct file *file,
 static struct ft_map ft_mmap_file(struct kunit *test, struct ft_file *ft,
 				  unsigned long prot)
 {
-	struct ft_map map = ft_mmap_pages(test, ft->file, FT_FILE_PAGES, prot);
+	struct ft_map map = ft_mmap_pages(test, ft->file, 0, FT_FILE_PAGES,
+					  prot);
 
 	map.ft = ft;
 	return map;
@@ -926,6 +963,147 @@ static void filemap_map_pages_references_test(struct kunit *test)
 	}
 }
 
+/* The last page of the FT_FILE_PAGES test files. */
+#define FT_LAST_PAGE	(FT_FILE_PAGES - 1)
+
+struct ft_range_case {
+	const char *desc;
+	bool shmem;
+	pgoff_t vm_pgoff;		/* the file page the mapping starts at */
+	bool no_table;			/* no page table: one preallocated */
+	pgoff_t cached_first, cached_last;	/* in the page cache */
+	pgoff_t index, first, last;	/* the fault, the range around it */
+	/* expected: every cached page mapped, or none */
+	bool mapped;
+};
+
+/*
+ * Fault-around maps the cached pages of [first, last] that lie inside the
+ * file, each at the address its file page has in the VMA, counts them in
+ * the mm's file RSS (shmem RSS for a shmem file), and returns
+ * VM_FAULT_NOPAGE if it mapped the faulting page. Where no page table
+ * covers the range yet, it installs the one do_fault_around()
+ * preallocated only if it may map large: for shmem, or if the first folio
+ * it finds ends before the file's last page (no PTE beyond i_size, no PMD
+ * across it); otherwise it maps nothing and leaves the fault to map the
+ * page.
+ */
+static const struct ft_range_case ft_range_cases[] = {
+	{ .desc = "the file's last page is mapped",
+	  .cached_first = FT_LAST_PAGE - 3, .cached_last = FT_LAST_PAGE,
+	  .index = FT_LAST_PAGE - 1, .first = FT_LAST_PAGE - 5,
+	  .last = FT_LAST_PAGE + 4, .mapped = true },
+	{ .desc = "a mapping from file page 512: mapped at the pages' addresses",
+	  .vm_pgoff = 512, .cached_first = 1000, .cached_last = 1002,
+	  .index = 1001, .first = 998, .last = 1003, .mapped = true },
+	{ .desc = "no page table, first folio ends before the last page: installed",
+	  .no_table = true,
+	  .cached_first = FT_LAST_PAGE - 1, .cached_last = FT_LAST_PAGE,
+	  .index = FT_LAST_PAGE, .first = FT_LAST_PAGE - 1,
+	  .last = FT_LAST_PAGE, .mapped = true },
+	{ .desc = "no page table, first folio is the last page: nothing mapped",
+	  .no_table = true,
+	  .cached_first = FT_LAST_PAGE, .cached_last = FT_LAST_PAGE,
+	  .index = FT_LAST_PAGE, .first = FT_LAST_PAGE - 7,
+	  .last = FT_LAST_PAGE, .mapped = false },
+	{ .desc = "shmem: counted as shmem pages", .shmem = true,
+	  .cached_first = 1000, .cached_last = 1002,
+	  .index = 1001, .first = 998, .last = 1003, .mapped = true },
+	{ .desc = "shmem, no page table, the last page: installed all the same",
+	  .shmem = true, .no_table = true,
+	  .cached_first = FT_LAST_PAGE, .cached_last = FT_LAST_PAGE,
+	  .index = FT_LAST_PAGE, .first = FT_LAST_PAGE - 7,
+	  .last = FT_LAST_PAGE, .mapped = true },
+};
+
+KUNIT_ARRAY_PARAM_DESC(ft_range, ft_range_cases, desc);
+
+/*
+ * Fault-around at page @index as do_fault_around() runs it when no page
+ * table covers the address yet: the PMD entry none, a page table
+ * preallocated in vmf->prealloc_pte. Frees the table if it was not
+ * installed and says whether it was.
+ */
+static vm_fault_t ft_map_pages_no_table(struct kunit *test, struct ft_map *map,
+					pgoff_t index, pgoff_t first,
+					pgoff_t last, bool *installed)
+{
+	struct vm_fault vmf = ft_vmf(map, index, 0);
+	bool pmd_was_none = false;
+	vm_fault_t ret = 0;
+
+	mmap_read_lock(map->mm);
+	vmf.pmd = ft_alloc_pmd(map, vmf.address, false);
+	vmf.prealloc_pte = pte_alloc_one(map->mm);
+	if (vmf.pmd && vmf.prealloc_pte) {
+		pmd_was_none = pmd_none(*vmf.pmd);
+		if (pmd_was_none)
+			ret = filemap_map_pages(&vmf, first, last);
+	}
+	mmap_read_unlock(map->mm);
+	*installed = vmf.pmd && !vmf.prealloc_pte;
+	if (vmf.prealloc_pte)
+		pte_free(map->mm, vmf.prealloc_pte);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, vmf.pmd, "PMD for page %lu", index);
+	KUNIT_ASSERT_TRUE_MSG(test, pmd_was_none,
+			      "a page table covered page %lu already", index);
+	return ret;
+}
+
+static void filemap_map_pages_range_test(struct kunit *test)
+{
+	const struct ft_range_case *c = test->param_value;
+	struct ft_file *ft = c->shmem ? ft_create_shmem(test) :
+				       ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_pages(test, ft->file, c->vm_pgoff,
+					  FT_FILE_PAGES - c->vm_pgoff,
+					  PROT_READ);
+	int rss = c->shmem ? MM_SHMEMPAGES : MM_FILEPAGES;
+	int other = c->shmem ? MM_FILEPAGES : MM_SHMEMPAGES;
+	unsigned long nr = c->cached_last - c->cached_first + 1, i;
+	int *refs = kunit_kcalloc(test, nr, sizeof(*refs), GFP_KERNEL);
+	long rss_before, other_before;
+	bool locked, installed = false;
+	vm_fault_t ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, refs);
+	map.ft = ft;
+	for (i = 0; i < nr; i++) {
+		ft_cache_page(test, ft, c->cached_first + i);
+		refs[i] = ft_page_refs(test, ft, c->cached_first + i, &locked);
+	}
+	rss_before = get_mm_counter_sum(map.mm, rss);
+	other_before = get_mm_counter_sum(map.mm, other);
+
+	if (c->no_table)
+		ret = ft_map_pages_no_table(test, &map, c->index, c->first,
+					    c->last, &installed);
+	else
+		ret = ft_map_pages(test, &map, c->index, c->first, c->last, 0);
+
+	KUNIT_EXPECT_EQ(test, c->mapped ? VM_FAULT_NOPAGE : 0, ret);
+	if (c->no_table)
+		KUNIT_EXPECT_EQ_MSG(test, c->mapped, installed,
+				    "preallocated page table installed");
+	KUNIT_EXPECT_EQ_MSG(test, c->mapped ? (long)nr : 0L,
+			    get_mm_counter_sum(map.mm, rss) - rss_before,
+			    "RSS of its kind");
+	KUNIT_EXPECT_EQ_MSG(test, 0L,
+			    get_mm_counter_sum(map.mm, other) - other_before,
+			    "RSS of the other kind");
+	for (i = 0; i < nr; i++) {
+		pgoff_t index = c->cached_first + i;
+
+		KUNIT_EXPECT_EQ_MSG(test, c->mapped,
+				    ft_pte_present(&map, ft_addr(&map, index)),
+				    "PTE of page %lu", index);
+		KUNIT_EXPECT_EQ_MSG(test, refs[i] + (c->mapped ? 1 : 0),
+				    ft_page_refs(test, ft, index, &locked),
+				    "references of page %lu", index);
+		KUNIT_EXPECT_FALSE_MSG(test, locked, "page %lu locked", index);
+	}
+}
+
 static struct kunit_case ft_mmap_miss_cases[] = {
 	KUNIT_CASE_PARAM(do_sync_mmap_readahead_test, ft_sync_gen_params),
 	KUNIT_CASE(do_sync_mmap_readahead_seq_test),
@@ -938,6 +1116,7 @@ static struct kunit_case ft_mmap_miss_cases[] = {
 	KUNIT_CASE_PARAM(filemap_map_pages_credit_test, ft_credit_gen_params),
 	KUNIT_CASE(filemap_map_pages_rss_test),
 	KUNIT_CASE(filemap_map_pages_references_test),
+	KUNIT_CASE_PARAM(filemap_map_pages_range_test, ft_range_gen_params),
 	{}
 };
 

@@ -399,7 +399,7 @@ static struct rp_counts rp_replay(struct kunit *test,
 	rp->ft.on_read = rp_page_read;
 	file = ft_new_file(test, &rp->ft, sc->file_pages, sc->ra_pages);
 	rp->ft.file = file;
-	map = ft_mmap_pages(test, file, sc->file_pages, PROT_READ);
+	map = ft_mmap_pages(test, file, 0, sc->file_pages, PROT_READ);
 	map.ft = &rp->ft;
 
 	for (i = 0; i < nr; i++) {

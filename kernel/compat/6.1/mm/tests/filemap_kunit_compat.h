@@ -35,6 +35,17 @@ static inline unsigned long get_mm_counter_sum(struct mm_struct *mm,
 	return get_mm_counter(mm, member);
 }
 
+/* shmem_read_folio() came in 6.2; 6.1 reads a shmem page as a page. */
+static inline struct folio *
+kunit_compat_shmem_read_folio(struct address_space *mapping, pgoff_t index)
+{
+	struct page *page = shmem_read_mapping_page(mapping, index);
+
+	return IS_ERR(page) ? ERR_CAST(page) : page_folio(page);
+}
+
+#define shmem_read_folio kunit_compat_shmem_read_folio
+
 /*
  * The PTE recheck before a major fault (6.9): 6.1's filemap_fault() goes
  * on to the page cache whatever the PTE holds, as if the recheck said 0.
