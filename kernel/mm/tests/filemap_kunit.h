@@ -932,37 +932,6 @@ static int ft_page_refs(struct kunit *test, struct ft_file *ft, pgoff_t index,
 	return refs;
 }
 
-/*
- * Each page fault-around maps takes one reference for its PTE, and its
- * folio is unlocked again.
- */
-static void filemap_map_pages_references_test(struct kunit *test)
-{
-	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
-	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
-	int before[3], after[3];
-	bool locked[3];
-	pgoff_t index;
-
-	for (index = 999; index <= 1001; index++) {
-		ft_cache_page(test, ft, index);
-		before[index - 999] = ft_page_refs(test, ft, index,
-						   &locked[index - 999]);
-	}
-	ft_map_pages(test, &map, 1000, 996, 1003, 0);
-	for (index = 999; index <= 1001; index++)
-		after[index - 999] = ft_page_refs(test, ft, index,
-						  &locked[index - 999]);
-
-	for (index = 999; index <= 1001; index++) {
-		KUNIT_EXPECT_EQ_MSG(test, before[index - 999] + 1,
-				    after[index - 999],
-				    "references of page %lu", index);
-		KUNIT_EXPECT_FALSE_MSG(test, locked[index - 999],
-				       "page %lu locked", index);
-	}
-}
-
 /* The last page of the FT_FILE_PAGES test files. */
 #define FT_LAST_PAGE	(FT_FILE_PAGES - 1)
 
@@ -979,8 +948,9 @@ struct ft_range_case {
 
 /*
  * Fault-around maps the cached pages of [first, last] that lie inside the
- * file, each at the address its file page has in the VMA, counts them in
- * the mm's file RSS (shmem RSS for a shmem file), and returns
+ * file, each at the address its file page has in the VMA, with one
+ * reference for its PTE and its folio unlocked again, counts them in the
+ * mm's file RSS (shmem RSS for a shmem file), and returns
  * VM_FAULT_NOPAGE if it mapped the faulting page. Where no page table
  * covers the range yet, it installs the one do_fault_around()
  * preallocated only if it may map large: for shmem, or if the first folio
@@ -1115,7 +1085,6 @@ static struct kunit_case ft_mmap_miss_cases[] = {
 	KUNIT_CASE(filemap_fault_miss_test),
 	KUNIT_CASE_PARAM(filemap_map_pages_credit_test, ft_credit_gen_params),
 	KUNIT_CASE(filemap_map_pages_rss_test),
-	KUNIT_CASE(filemap_map_pages_references_test),
 	KUNIT_CASE_PARAM(filemap_map_pages_range_test, ft_range_gen_params),
 	{}
 };
