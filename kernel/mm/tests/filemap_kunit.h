@@ -31,6 +31,8 @@
 #include <linux/sched/mm.h>
 #include <linux/swapops.h>
 
+#include "mm_kunit.h"
+
 /* The test file: 4096 pages (16 MiB with 4 KiB pages). */
 #define FT_FILE_PAGES		4096UL
 /* The read-around window most tests use. */
@@ -323,28 +325,6 @@ static void ft_vma_flags(struct ft_map *map, vm_flags_t set, vm_flags_t clear)
 }
 
 /*
- * The PMD entry covering @addr, with a PTE table under it if @pte_table,
- * allocated as a fault would; NULL if an allocation failed. The caller
- * holds the mmap lock and checks the result once it has dropped it.
- */
-static pmd_t *ft_alloc_pmd(struct ft_map *map, unsigned long addr,
-			   bool pte_table)
-{
-	struct mm_struct *mm = map->mm;
-	p4d_t *p4d;
-	pud_t *pud;
-	pmd_t *pmd;
-
-	mmap_assert_locked(mm);
-	p4d = p4d_alloc(mm, pgd_offset(mm, addr), addr);
-	pud = p4d ? pud_alloc(mm, p4d, addr) : NULL;
-	pmd = pud ? pmd_alloc(mm, pud, addr) : NULL;
-	if (pmd && pte_table && pte_alloc(mm, pmd))
-		return NULL;
-	return pmd;
-}
-
-/*
  * Read the PTE that maps @addr, under the mmap lock, allocating nothing.
  * Returns false if no page table covers @addr.
  */
@@ -419,26 +399,6 @@ static vm_fault_t ft_handle_fault(struct ft_map *map, pgoff_t index,
 	if (!(ret & VM_FAULT_RETRY))
 		mmap_read_unlock(map->mm);
 	return ret;
-}
-
-/*
- * A system-wide VM event count. For PGMAJFAULT that is as good as the
- * test's own: built-in KUnit tests run before any user space exists, so
- * no other task can take a major fault on a file meanwhile, and the event
- * is summed over all CPUs exactly (no per-CPU threshold), so it moves by
- * the test's faults only. filemap_fault() called directly counts no
- * per-task maj_flt (handle_mm_fault() does), hence the system count.
- */
-static unsigned long ft_vm_event(struct kunit *test, enum vm_event_item item)
-{
-	unsigned long *events, val;
-
-	events = kcalloc(NR_VM_EVENT_ITEMS, sizeof(*events), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, events);
-	all_vm_events(events);
-	val = events[item];
-	kfree(events);
-	return val;
 }
 
 /* -------------------------------------------------------------------------
@@ -792,13 +752,17 @@ static void filemap_fault_hit_test(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, 0UL, ft->nr_reads, "pages read");
 }
 
-/* A miss through filemap_fault(): counted, read around, major. */
+/*
+ * A miss through filemap_fault(): counted, read around, major. Called
+ * directly, filemap_fault() counts no per-task maj_flt (handle_mm_fault()
+ * does), hence the system-wide count.
+ */
 static void filemap_fault_miss_test(struct kunit *test)
 {
 	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
 	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
 	struct vm_fault vmf = ft_vmf(&map, 1000, 0);
-	unsigned long majfault = ft_vm_event(test, PGMAJFAULT);
+	unsigned long majfault = mm_kunit_vm_event(test, PGMAJFAULT);
 	vm_fault_t ret;
 
 	ft_set_mmap_miss(ft, 10);
@@ -813,7 +777,7 @@ static void filemap_fault_miss_test(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, VM_FAULT_MAJOR | VM_FAULT_LOCKED, ret);
 	KUNIT_EXPECT_EQ(test, 11U, ft_mmap_miss(ft));
-	KUNIT_EXPECT_EQ(test, majfault + 1, ft_vm_event(test, PGMAJFAULT));
+	KUNIT_EXPECT_EQ(test, majfault + 1, mm_kunit_vm_event(test, PGMAJFAULT));
 	ft_expect_reads(test, ft, 1000 - FT_RA_PAGES / 2, FT_RA_PAGES,
 			"read-around");
 }
@@ -834,7 +798,7 @@ static vm_fault_t ft_map_pages(struct kunit *test, struct ft_map *map,
 	vm_fault_t ret = 0;
 
 	mmap_read_lock(map->mm);
-	vmf.pmd = ft_alloc_pmd(map, vmf.address, true);
+	vmf.pmd = mm_kunit_alloc_pmd(map->mm, vmf.address, true);
 	if (vmf.pmd)
 		ret = filemap_map_pages(&vmf, first, last);
 	mmap_read_unlock(map->mm);
@@ -1003,7 +967,7 @@ static vm_fault_t ft_map_pages_no_table(struct kunit *test, struct ft_map *map,
 	vm_fault_t ret = 0;
 
 	mmap_read_lock(map->mm);
-	vmf.pmd = ft_alloc_pmd(map, vmf.address, false);
+	vmf.pmd = mm_kunit_alloc_pmd(map->mm, vmf.address, false);
 	vmf.prealloc_pte = pte_alloc_one(map->mm);
 	if (vmf.pmd && vmf.prealloc_pte) {
 		pmd_was_none = pmd_none(*vmf.pmd);
@@ -1156,7 +1120,7 @@ static bool ft_set_pte_marker(struct ft_map *map, unsigned long addr)
 	pmd_t *pmd;
 
 	mmap_read_lock(map->mm);
-	pmd = ft_alloc_pmd(map, addr, true);
+	pmd = mm_kunit_alloc_pmd(map->mm, addr, true);
 	if (pmd)
 		pte = pte_offset_map_lock(map->mm, pmd, addr, &ptl);
 	if (pte) {
@@ -1537,7 +1501,7 @@ static void filemap_fault_recheck_pte_none_test(struct kunit *test)
 		ft_set_vm_locked(&map);
 
 	mmap_read_lock(map.mm);
-	vmf.pmd = ft_alloc_pmd(&map, vmf.address, c->pte_table);
+	vmf.pmd = mm_kunit_alloc_pmd(map.mm, vmf.address, c->pte_table);
 	if (vmf.pmd)
 		ret = filemap_fault_recheck_pte_none(&vmf);
 	mmap_read_unlock(map.mm);
@@ -1590,7 +1554,7 @@ static void filemap_fault_recheck_caller_test(struct kunit *test)
 		ft_set_vm_locked(&map);
 	ft_forget_reads(ft);
 	ft_set_mmap_miss(ft, 5);
-	majfault = ft_vm_event(test, PGMAJFAULT);
+	majfault = mm_kunit_vm_event(test, PGMAJFAULT);
 
 	mmap_read_lock(map.mm);
 	vmf.pmd = mm_find_pmd(map.mm, vmf.address);
@@ -1605,14 +1569,14 @@ static void filemap_fault_recheck_caller_test(struct kunit *test)
 	if (c->vm_locked) {
 		KUNIT_EXPECT_EQ(test, VM_FAULT_NOPAGE, ret);
 		KUNIT_EXPECT_EQ_MSG(test, majfault,
-				    ft_vm_event(test, PGMAJFAULT),
+				    mm_kunit_vm_event(test, PGMAJFAULT),
 				    "PGMAJFAULT");
 		KUNIT_EXPECT_EQ_MSG(test, 0UL, ft->nr_reads, "pages read");
 		KUNIT_EXPECT_EQ_MSG(test, 5U, ft_mmap_miss(ft), "mmap_miss");
 	} else {
 		KUNIT_EXPECT_EQ(test, VM_FAULT_MAJOR | VM_FAULT_LOCKED, ret);
 		KUNIT_EXPECT_EQ_MSG(test, majfault + 1,
-				    ft_vm_event(test, PGMAJFAULT),
+				    mm_kunit_vm_event(test, PGMAJFAULT),
 				    "PGMAJFAULT");
 		KUNIT_EXPECT_GT_MSG(test, ft->nr_reads, 0UL, "pages read");
 	}

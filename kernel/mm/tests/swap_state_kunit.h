@@ -10,7 +10,14 @@
  *    heuristic; swap_vma_ra_win(), where the window lies around the
  *    faulting address, how it is clipped, and what is remembered in
  *    vma->swap_readahead_info; swap_cache_get_folio(), how hits on
- *    readahead folios are counted, per VMA or globally.
+ *    readahead folios are counted, per VMA or globally;
+ *    swap_vma_readahead(), which swap entries of the window's PTEs it
+ *    reads into the swap cache, and how it leaves them.
+ *
+ * The swap cache the tests use belongs to a swap type no device uses.
+ * swap_vma_readahead() also needs a device behind it: mm_kunit_swapon()
+ * (mm/tests/swapfile_kunit.h) gives one with no I/O, whose slots all read
+ * as zero-filled pages.
  *
  * Every global knob a test changes (page_cluster, enable_vma_readahead,
  * nr_rotate_swap, swapin_readahead_hits) is set with mm_kunit_set_knob(),
@@ -622,6 +629,328 @@ static void swap_cache_get_folio_global_hit_test(struct kunit *test)
 			       "readahead flag");
 }
 
+/* -------------------------------------------------------------------------
+ * swap_vma_readahead(): reading the window in
+ */
+
+#define ST_SWAP_PAGES		64
+/* The pages around a fault at ST_MID, from ST_MID - ST_RA_BEFORE. */
+#define ST_RA_BEFORE		4
+#define ST_RA_SPAN		10
+#define ST_RA_ADDR(i)		ST_ADDR_OF(ST_MID - ST_RA_BEFORE + (i))
+/* Page i of the span is swapped out to slot ST_RA_SLOT(i). */
+#define ST_RA_SLOT(i)		(16 + (i))
+#define ST_RA_ENTRY(i)		swp_entry(ST_TEST_TYPE, ST_RA_SLOT(i))
+
+static void st_swapoff(void *si)
+{
+	mm_kunit_swapoff(si);
+}
+
+/* Empty the test swap cache, as swapoff would, before it goes away. */
+static void st_drop_swap_cache(void *unused)
+{
+	unsigned long offset;
+
+	for (offset = 0; offset < ST_SWAP_PAGES; offset++) {
+		swp_entry_t entry = swp_entry(ST_TEST_TYPE, offset);
+		struct folio *folio;
+
+		folio = filemap_get_folio(swap_address_space(entry),
+					  swap_cache_index(entry));
+		if (IS_ERR(folio))
+			continue;
+		/*
+		 * A folio the code under test left locked has no one else to
+		 * unlock it: its lock is ours.
+		 */
+		folio_trylock(folio);
+		if (folio_test_swapcache(folio))
+			delete_from_swap_cache(folio);
+		folio_unlock(folio);
+		folio_put(folio);
+	}
+}
+
+/*
+ * A swap device for the test type, with its swap cache, for VMA-based
+ * readahead: every slot is in use and reads as a zero-filled page.
+ */
+static struct swap_info_struct *st_swapon(struct kunit *test)
+{
+	struct swap_info_struct *si;
+
+	si = mm_kunit_swapon(ST_TEST_TYPE, ST_SWAP_PAGES);
+	if (PTR_ERR_OR_ZERO(si) == -EBUSY)
+		kunit_skip(test, "swap type %d is in use", ST_TEST_TYPE);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(si), "mm_kunit_swapon: %d",
+			       PTR_ERR_OR_ZERO(si));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, st_swapoff, si));
+	st_use_vma_readahead(test);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, st_drop_swap_cache,
+						  NULL));
+	return si;
+}
+
+/*
+ * Write @pte into @vma's page table at @addr, under the mmap and PT locks
+ * as a fault would. False if there is no page table.
+ */
+static bool st_write_pte(struct vm_area_struct *vma, unsigned long addr,
+			 pte_t pte)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	spinlock_t *ptl;	/* the PT lock of the PTE page */
+	pte_t *ptep = NULL;
+	pmd_t *pmd;
+
+	mmap_read_lock(mm);
+	pmd = mm_kunit_alloc_pmd(mm, addr, true);
+	if (pmd)
+		ptep = pte_offset_map_lock(mm, pmd, addr, &ptl);
+	if (ptep) {
+		set_pte_at(mm, addr, ptep, pte);
+		pte_unmap_unlock(ptep, ptl);
+	}
+	mmap_read_unlock(mm);
+	return ptep;
+}
+
+/*
+ * Put page @i of the span out to its swap slot: a swap PTE that holds a
+ * reference to the slot, counted in the mm, as fork copies one. Unmapping
+ * the VMA drops both again, as it would for any swapped-out page; the
+ * slot keeps the device's own reference.
+ */
+static void st_swap_out(struct kunit *test, struct vm_area_struct *vma, int i)
+{
+	KUNIT_ASSERT_EQ_MSG(test, 0, swap_duplicate(ST_RA_ENTRY(i)),
+			    "swap_duplicate(page %d)", i);
+	inc_mm_counter(vma->vm_mm, MM_SWAPENTS);
+	KUNIT_ASSERT_TRUE_MSG(test,
+			      st_write_pte(vma, ST_RA_ADDR(i),
+					   swp_entry_to_pte(ST_RA_ENTRY(i))),
+			      "PTE of page %d", i);
+}
+
+/*
+ * Free the slots of the pages marked 'f' in @ptes, as a racing unmap would
+ * after swap_vma_readahead() read their PTEs (@freed), or give them back
+ * their counts (!@freed).
+ */
+static void st_free_slots(struct swap_info_struct *si, const char *ptes,
+			  unsigned char *counts, bool freed)
+{
+	int i;
+
+	spin_lock(&si->lock);
+	for (i = 0; i < ST_RA_SPAN; i++) {
+		if (ptes[i] != 'f')
+			continue;
+		if (freed) {
+			counts[i] = si->swap_map[ST_RA_SLOT(i)];
+			si->swap_map[ST_RA_SLOT(i)] = 0;
+		} else {
+			si->swap_map[ST_RA_SLOT(i)] = counts[i];
+		}
+	}
+	spin_unlock(&si->lock);
+}
+
+/* The folio the test swap cache holds for @entry, or NULL; no reference. */
+static struct folio *st_cached(swp_entry_t entry)
+{
+	struct folio *folio;
+
+	folio = filemap_get_folio(swap_address_space(entry),
+				  swap_cache_index(entry));
+	if (IS_ERR(folio))
+		return NULL;
+	folio_put(folio);
+	return folio;
+}
+
+struct swap_vma_readahead_case {
+	const char *desc;
+	unsigned long prev;		/* page of the last fault */
+	unsigned int prev_win, hits;
+	/*
+	 * One character per page of the span; the fault is at ST_MID, page
+	 * ST_RA_BEFORE, for the swap entry of that page's slot.
+	 *
+	 * @ptes: 's' a swap PTE of the page's slot; 'c' the same, the slot
+	 * already in the swap cache; 'f' the same, the slot since freed; 'e'
+	 * a swap-in error marker (not a swap entry); 'z' a present PTE (the
+	 * zero page); '-' none.
+	 *
+	 * @expected, the page's slot afterwards: '.' not in the swap cache;
+	 * 'R' read ahead: up to date, unlocked, PG_readahead, on the LRU and
+	 * held by the swap cache alone; 'T' read as the target: up to date,
+	 * unlocked, not PG_readahead, and returned; 'C' the folio that was
+	 * cached, untouched.
+	 */
+	const char *ptes;
+	const char *expected;
+};
+
+/*
+ * page_cluster 3: the windows are those of swap_vma_ra_win_cases. Centred
+ * (8 pages): pages 1-8 of the span; forward (4): pages 4-7; forward
+ * without hits (2): pages 4-5; backward (4): pages 1-4; a 1-page window:
+ * the target alone.
+ */
+#define ST_RA_CENTRED	.prev = ST_MID + 50, .prev_win = 4, .hits = 5
+#define ST_RA_FORWARD	.prev = ST_MID - 1, .prev_win = 4, .hits = 2
+#define ST_RA_FORWARD_2	.prev = ST_MID - 1, .prev_win = 0, .hits = 0
+#define ST_RA_BACKWARD	.prev = ST_MID + 1, .prev_win = 4, .hits = 2
+#define ST_RA_NONE	.prev = ST_MID + 50, .prev_win = 0, .hits = 0
+
+static const struct swap_vma_readahead_case swap_vma_readahead_cases[] = {
+	{ .desc = "centred window: every swap PTE in it is read",
+	  ST_RA_CENTRED, .ptes = "ssssssssss", .expected = ".RRRTRRRR." },
+	{ .desc = "forward window: from the fault on",
+	  ST_RA_FORWARD, .ptes = "ssssssssss", .expected = "....TRRR.." },
+	{ .desc = "2-page window: the target and the page after it",
+	  ST_RA_FORWARD_2, .ptes = "ssssssssss", .expected = "....TR...." },
+	{ .desc = "backward window: up to the fault",
+	  ST_RA_BACKWARD, .ptes = "ssssssssss", .expected = ".RRRT....." },
+	{ .desc = "none, present and non-swap PTEs are skipped",
+	  ST_RA_CENTRED, .ptes = "s-zeszes-s", .expected = "....T..R.." },
+	{ .desc = "an entry already in the swap cache is not read again",
+	  ST_RA_CENTRED, .ptes = "sscsssscss", .expected = ".RCRTRRCR." },
+	{ .desc = "a freed entry is skipped",
+	  ST_RA_CENTRED, .ptes = "sfssssfsss", .expected = "..RRTR.RR." },
+	{ .desc = "a 1-page window reads the target alone",
+	  ST_RA_NONE, .ptes = "ssssssssss", .expected = "....T....." },
+	{ .desc = "faulting PTE no longer swap: the target is still read",
+	  ST_RA_CENTRED, .ptes = "ssss-sssss", .expected = ".RRRTRRRR." },
+	{ .desc = "target already cached: returned, not read again",
+	  ST_RA_CENTRED, .ptes = "sssscsssss", .expected = ".RRRCRRRR." },
+};
+
+KUNIT_ARRAY_PARAM_DESC(swap_vma_readahead, swap_vma_readahead_cases, desc);
+
+/* Set up page @i of the span as @kind says; the folio cached for 'c'. */
+static struct folio *st_ra_setup_page(struct kunit *test,
+				      struct vm_area_struct *vma, int i,
+				      char kind)
+{
+	unsigned long addr = ST_RA_ADDR(i);
+	struct folio *folio = NULL;
+	pte_t pte = __pte(0);
+
+	switch (kind) {
+	case 's':
+	case 'f':
+		st_swap_out(test, vma, i);
+		return NULL;
+	case 'c':
+		st_swap_out(test, vma, i);
+		folio = read_swap_cache_async(ST_RA_ENTRY(i),
+					      GFP_HIGHUSER_MOVABLE, vma, addr,
+					      NULL);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, folio, "page %d cached", i);
+		folio_put(folio);
+		return folio;
+	case 'e':
+		pte = make_pte_marker(PTE_MARKER_POISONED);
+		break;
+	case 'z':
+		pte = pte_mkspecial(pfn_pte(my_zero_pfn(addr),
+					    vma->vm_page_prot));
+		break;
+	case '-':
+		return NULL;
+	}
+	KUNIT_ASSERT_TRUE_MSG(test, st_write_pte(vma, addr, pte),
+			      "PTE of page %d", i);
+	return NULL;
+}
+
+/* A swap fault at ST_MID, in swapin_readahead() as do_swap_page() calls it. */
+static struct folio *st_swap_fault(struct vm_area_struct *vma)
+{
+	unsigned long address = ST_ADDR_OF(ST_MID);
+	struct vm_fault vmf = {
+		.vma = vma,
+		.address = address,
+		.real_address = address,
+		.flags = FAULT_FLAG_ALLOW_RETRY | FAULT_FLAG_KILLABLE,
+	};
+	struct folio *folio;
+
+	mmap_read_lock(vma->vm_mm);
+	vmf.pmd = mm_find_pmd(vma->vm_mm, address);
+	/* The LRU batch drained is the one filled: stay on this CPU. */
+	migrate_disable();
+	folio = swapin_readahead(ST_RA_ENTRY(ST_RA_BEFORE),
+				 GFP_HIGHUSER_MOVABLE, &vmf);
+	migrate_enable();
+	mmap_read_unlock(vma->vm_mm);
+	return folio;
+}
+
+static void swap_vma_readahead_test(struct kunit *test)
+{
+	const struct swap_vma_readahead_case *c = test->param_value;
+	struct folio *cached[ST_RA_SPAN] = { }, *folio, *target;
+	unsigned char counts[ST_RA_SPAN];
+	unsigned long swap_ra, nr_ra = 0;
+	struct swap_info_struct *si;
+	struct vm_area_struct *vma;
+	int i;
+
+	si = st_swapon(test);
+	mm_kunit_set_knob(test, page_cluster, 3);
+	vma = st_alloc_vma(test, ST_BASE, ST_ADDR_OF(4 * ST_PMD_PAGES),
+			   SWAP_RA_VAL(ST_ADDR_OF(c->prev), c->prev_win,
+				       c->hits));
+	for (i = 0; i < ST_RA_SPAN; i++)
+		cached[i] = st_ra_setup_page(test, vma, i, c->ptes[i]);
+
+	swap_ra = mm_kunit_vm_event(test, SWAP_RA);
+	st_free_slots(si, c->ptes, counts, true);
+	target = st_swap_fault(vma);
+	st_free_slots(si, c->ptes, counts, false);
+	swap_ra = mm_kunit_vm_event(test, SWAP_RA) - swap_ra;
+	KUNIT_EXPECT_NULL_MSG(test, current->plug, "block plug left behind");
+	KUNIT_ASSERT_NOT_NULL(test, target);
+	folio_put(target);
+	KUNIT_EXPECT_PTR_EQ_MSG(test, st_cached(ST_RA_ENTRY(ST_RA_BEFORE)),
+				target, "returned folio");
+
+	for (i = 0; i < ST_RA_SPAN; i++) {
+		char expected = c->expected[i];
+
+		folio = st_cached(ST_RA_ENTRY(i));
+		if (expected == '.') {
+			KUNIT_EXPECT_NULL_MSG(test, folio, "page %d cached", i);
+			continue;
+		}
+		KUNIT_ASSERT_NOT_NULL_MSG(test, folio, "page %d cached", i);
+		KUNIT_EXPECT_TRUE_MSG(test, folio_test_uptodate(folio),
+				      "page %d up to date", i);
+		KUNIT_EXPECT_FALSE_MSG(test, folio_test_locked(folio),
+				       "page %d locked", i);
+		KUNIT_EXPECT_EQ_MSG(test, expected == 'R',
+				    folio_test_readahead(folio),
+				    "page %d PG_readahead", i);
+		if (expected == 'C')
+			KUNIT_EXPECT_PTR_EQ_MSG(test, cached[i], folio,
+						"page %d replaced", i);
+		if (expected != 'R')
+			continue;
+		nr_ra++;
+		KUNIT_EXPECT_TRUE_MSG(test, folio_test_lru(folio),
+				      "page %d on the LRU", i);
+		KUNIT_EXPECT_EQ_MSG(test, 1, folio_ref_count(folio),
+				    "page %d references", i);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, nr_ra, swap_ra, "SWAP_RA events");
+}
+
 static struct kunit_case swap_readahead_test_cases[] = {
 	KUNIT_CASE_PARAM(swapin_nr_pages_test, swapin_nr_pages_gen_params),
 	KUNIT_CASE(swapin_nr_pages_keeps_state_test),
@@ -632,6 +961,8 @@ static struct kunit_case swap_readahead_test_cases[] = {
 	KUNIT_CASE(swap_cache_get_folio_miss_test),
 	KUNIT_CASE_PARAM(swap_cache_get_folio_global_hit_test,
 			 st_global_gen_params),
+	KUNIT_CASE_PARAM(swap_vma_readahead_test,
+			 swap_vma_readahead_gen_params),
 	{}
 };
 

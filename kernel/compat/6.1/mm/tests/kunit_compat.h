@@ -22,8 +22,10 @@
 #include <linux/anon_inodes.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/swapops.h>
 
 /* KUnit actions (6.5), as resources: freed in reverse order at test end. */
 typedef void (kunit_action_t)(void *);
@@ -132,5 +134,41 @@ static inline pte_t *pte_offset_map_nolock(struct mm_struct *mm, pmd_t *pmd,
 	*ptlp = pte_lockptr(mm, pmd);
 	return pte_offset_map(pmd, addr);
 }
+
+/*
+ * filemap_get_folio() returns ERR_PTR(-ENOENT) on a miss since 6.4, NULL
+ * before. The compat headers come after the code of the file under test:
+ * only the tests see the macro.
+ */
+static inline struct folio *
+kunit_compat_filemap_get_folio(struct address_space *mapping, pgoff_t index)
+{
+	struct folio *folio = __filemap_get_folio(mapping, index, 0, 0);
+
+	return folio ?: ERR_PTR(-ENOENT);
+}
+
+#define filemap_get_folio kunit_compat_filemap_get_folio
+
+/*
+ * PTE markers: 6.1 has only uffd-wp's, and only with CONFIG_PTE_MARKER,
+ * which needs userfaultfd write protection (not on UML). Where 6.1 cannot
+ * make a marker, a test's marker gets a read-only zero-page PTE in its
+ * place: a populated PTE that fault-around leaves alone and that
+ * unmapping the test's mm takes down safely. The rows that need a marker
+ * are not judged on 6.1 (kernel/compat/6.1/expected).
+ */
+#ifndef PTE_MARKER_POISONED
+#define PTE_MARKER_POISONED	PTE_MARKER_UFFD_WP
+#endif
+
+#ifndef CONFIG_PTE_MARKER
+static inline pte_t kunit_compat_make_pte_marker(pte_marker marker)
+{
+	return pfn_pte(my_zero_pfn(0), PAGE_READONLY);
+}
+
+#define make_pte_marker kunit_compat_make_pte_marker
+#endif
 
 #endif /* MM_TESTS_KUNIT_COMPAT_H */

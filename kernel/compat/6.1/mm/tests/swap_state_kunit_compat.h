@@ -35,4 +35,38 @@ static inline int swap_vma_ra_win(struct vm_fault *vmf, unsigned long *start,
 	return ra_info.win;
 }
 
+/* swap_cache_index() (6.10): 6.1 indexes a swap address space by offset. */
+static inline pgoff_t swap_cache_index(swp_entry_t entry)
+{
+	return swp_offset(entry);
+}
+
+/*
+ * read_swap_cache_async() and swapin_readahead() return folios since 6.8;
+ * 6.1's return pages, and read_swap_cache_async() also takes do_poll.
+ */
+static inline struct folio *
+kunit_compat_read_swap_cache_async(swp_entry_t entry, gfp_t gfp_mask,
+				   struct vm_area_struct *vma,
+				   unsigned long addr, struct swap_iocb **plug)
+{
+	struct page *page = read_swap_cache_async(entry, gfp_mask, vma, addr,
+						  false, plug);
+
+	return page ? page_folio(page) : NULL;
+}
+
+#define read_swap_cache_async kunit_compat_read_swap_cache_async
+
+static inline struct folio *
+kunit_compat_swapin_readahead(swp_entry_t entry, gfp_t gfp_mask,
+			      struct vm_fault *vmf)
+{
+	struct page *page = swapin_readahead(entry, gfp_mask, vmf);
+
+	return page ? page_folio(page) : NULL;
+}
+
+#define swapin_readahead kunit_compat_swapin_readahead
+
 #endif /* CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST */
