@@ -720,9 +720,8 @@ static bool st_write_pte(struct vm_area_struct *vma, unsigned long addr,
 
 /*
  * Put page @i of the span out to its swap slot: a swap PTE that holds a
- * reference to the slot, counted in the mm, as fork copies one. Unmapping
- * the VMA drops both again, as it would for any swapped-out page; the
- * slot keeps the device's own reference.
+ * reference to the slot, counted in the mm, as fork copies one. The slot
+ * keeps the device's own reference.
  */
 static void st_swap_out(struct kunit *test, struct vm_area_struct *vma, int i)
 {
@@ -733,6 +732,52 @@ static void st_swap_out(struct kunit *test, struct vm_area_struct *vma, int i)
 			      st_write_pte(vma, ST_RA_ADDR(i),
 					   swp_entry_to_pte(ST_RA_ENTRY(i))),
 			      "PTE of page %d", i);
+}
+
+/*
+ * Take the span's swap PTEs down, as unmapping would, and drop the mm.
+ *
+ * This runs before the swap device goes, in KUnit's cleanup thread. The
+ * test thread's mm is not torn down in time for that: KUnit is told the
+ * thread is done before its exit drops the mm, so the last mmput() could
+ * race with the swap device's removal. The reference taken in
+ * st_hold_swap_ptes() keeps the page tables for this walk.
+ */
+static void st_unmap_swap_ptes(void *data)
+{
+	struct mm_struct *mm = data;
+	spinlock_t *ptl;	/* the PT lock of the PTE page */
+	pte_t *ptep, pte;
+	pmd_t *pmd;
+	int i;
+
+	mmap_read_lock(mm);
+	pmd = mm_find_pmd(mm, ST_RA_ADDR(0));
+	for (i = 0; pmd && i < ST_RA_SPAN; i++) {
+		ptep = pte_offset_map_lock(mm, pmd, ST_RA_ADDR(i), &ptl);
+		if (!ptep)
+			break;
+		pte = ptep_get(ptep);
+		if (is_swap_pte(pte) && !non_swap_entry(pte_to_swp_entry(pte))) {
+			ptep_get_and_clear(mm, ST_RA_ADDR(i), ptep);
+			dec_mm_counter(mm, MM_SWAPENTS);
+		} else {
+			pte = __pte(0);
+		}
+		pte_unmap_unlock(ptep, ptl);
+		if (!pte_none(pte))
+			swap_free(pte_to_swp_entry(pte));
+	}
+	mmap_read_unlock(mm);
+	mmput(mm);
+}
+
+static void st_hold_swap_ptes(struct kunit *test, struct mm_struct *mm)
+{
+	mmget(mm);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, st_unmap_swap_ptes,
+						  mm));
 }
 
 /*
@@ -907,6 +952,7 @@ static void swap_vma_readahead_test(struct kunit *test)
 	vma = st_alloc_vma(test, ST_BASE, ST_ADDR_OF(4 * ST_PMD_PAGES),
 			   SWAP_RA_VAL(ST_ADDR_OF(c->prev), c->prev_win,
 				       c->hits));
+	st_hold_swap_ptes(test, vma->vm_mm);
 	for (i = 0; i < ST_RA_SPAN; i++)
 		cached[i] = st_ra_setup_page(test, vma, i, c->ptes[i]);
 
