@@ -1112,26 +1112,6 @@ enum ft_faulting_pte {
 	FT_FAULTING_PTE_MARKER,
 };
 
-/* A poisoned-swap-in marker: fault-around must leave it to the fault path. */
-static bool ft_set_pte_marker(struct ft_map *map, unsigned long addr)
-{
-	spinlock_t *ptl;	/* the PT lock of the PTE page */
-	pte_t *pte = NULL;
-	pmd_t *pmd;
-
-	mmap_read_lock(map->mm);
-	pmd = mm_kunit_alloc_pmd(map->mm, addr, true);
-	if (pmd)
-		pte = pte_offset_map_lock(map->mm, pmd, addr, &ptl);
-	if (pte) {
-		set_pte_at(map->mm, addr, pte,
-			   make_pte_marker(PTE_MARKER_POISONED));
-		pte_unmap_unlock(pte, ptl);
-	}
-	mmap_read_unlock(map->mm);
-	return pte;
-}
-
 static void ft_populate_faulting_pte(struct kunit *test, struct ft_map *map,
 				     pgoff_t index, enum ft_faulting_pte state)
 {
@@ -1148,7 +1128,10 @@ static void ft_populate_faulting_pte(struct kunit *test, struct ft_map *map,
 				    VM_FAULT_ERROR, "write fault at page %lu", index);
 		break;
 	case FT_FAULTING_PTE_MARKER:
-		KUNIT_ASSERT_TRUE_MSG(test, ft_set_pte_marker(map, ft_addr(map, index)),
+		/* A poisoned swap-in: fault-around leaves it to the fault path. */
+		KUNIT_ASSERT_TRUE_MSG(test,
+				      mm_kunit_set_pte(map->mm, ft_addr(map, index),
+						       make_pte_marker(PTE_MARKER_POISONED)),
 				      "PTE marker at page %lu", index);
 		break;
 	}

@@ -76,6 +76,30 @@ static inline pmd_t *mm_kunit_alloc_pmd(struct mm_struct *mm,
 }
 
 /*
+ * Write @pte into @mm's page table at @addr, allocating the table as a
+ * fault would, under the mmap read lock and the PT lock. False if the
+ * table could not be had.
+ */
+static inline bool mm_kunit_set_pte(struct mm_struct *mm, unsigned long addr,
+				    pte_t pte)
+{
+	spinlock_t *ptl;	/* the PT lock of the PTE page */
+	pte_t *ptep = NULL;
+	pmd_t *pmd;
+
+	mmap_read_lock(mm);
+	pmd = mm_kunit_alloc_pmd(mm, addr, true);
+	if (pmd)
+		ptep = pte_offset_map_lock(mm, pmd, addr, &ptl);
+	if (ptep) {
+		set_pte_at(mm, addr, ptep, pte);
+		pte_unmap_unlock(ptep, ptl);
+	}
+	mmap_read_unlock(mm);
+	return ptep;
+}
+
+/*
  * A system-wide VM event count, summed over all CPUs exactly (no per-CPU
  * threshold). For the events the suites count (major faults on a test's
  * file, readahead from a test's swap device) that is as good as the

@@ -647,18 +647,39 @@ static void st_swapoff(void *si)
 	mm_kunit_swapoff(si);
 }
 
+/* The folio the test swap cache holds for @entry, referenced, or NULL. */
+static struct folio *st_get_cached(swp_entry_t entry)
+{
+	struct folio *folio;
+
+	folio = filemap_get_folio(swap_address_space(entry),
+				  swap_cache_index(entry));
+	return IS_ERR(folio) ? NULL : folio;
+}
+
+/*
+ * The same without a reference, to look at: the swap cache keeps its own
+ * until st_drop_swap_cache().
+ */
+static struct folio *st_cached(swp_entry_t entry)
+{
+	struct folio *folio = st_get_cached(entry);
+
+	if (folio)
+		folio_put(folio);
+	return folio;
+}
+
 /* Empty the test swap cache, as swapoff would, before it goes away. */
 static void st_drop_swap_cache(void *unused)
 {
 	unsigned long offset;
 
 	for (offset = 0; offset < ST_SWAP_PAGES; offset++) {
-		swp_entry_t entry = swp_entry(ST_TEST_TYPE, offset);
 		struct folio *folio;
 
-		folio = filemap_get_folio(swap_address_space(entry),
-					  swap_cache_index(entry));
-		if (IS_ERR(folio))
+		folio = st_get_cached(swp_entry(ST_TEST_TYPE, offset));
+		if (!folio)
 			continue;
 		/*
 		 * A folio the code under test left locked has no one else to
@@ -695,30 +716,6 @@ static struct swap_info_struct *st_swapon(struct kunit *test)
 }
 
 /*
- * Write @pte into @vma's page table at @addr, under the mmap and PT locks
- * as a fault would. False if there is no page table.
- */
-static bool st_write_pte(struct vm_area_struct *vma, unsigned long addr,
-			 pte_t pte)
-{
-	struct mm_struct *mm = vma->vm_mm;
-	spinlock_t *ptl;	/* the PT lock of the PTE page */
-	pte_t *ptep = NULL;
-	pmd_t *pmd;
-
-	mmap_read_lock(mm);
-	pmd = mm_kunit_alloc_pmd(mm, addr, true);
-	if (pmd)
-		ptep = pte_offset_map_lock(mm, pmd, addr, &ptl);
-	if (ptep) {
-		set_pte_at(mm, addr, ptep, pte);
-		pte_unmap_unlock(ptep, ptl);
-	}
-	mmap_read_unlock(mm);
-	return ptep;
-}
-
-/*
  * Put page @i of the span out to its swap slot: a swap PTE that holds a
  * reference to the slot, counted in the mm, as fork copies one. The slot
  * keeps the device's own reference.
@@ -729,8 +726,8 @@ static void st_swap_out(struct kunit *test, struct vm_area_struct *vma, int i)
 			    "swap_duplicate(page %d)", i);
 	inc_mm_counter(vma->vm_mm, MM_SWAPENTS);
 	KUNIT_ASSERT_TRUE_MSG(test,
-			      st_write_pte(vma, ST_RA_ADDR(i),
-					   swp_entry_to_pte(ST_RA_ENTRY(i))),
+			      mm_kunit_set_pte(vma->vm_mm, ST_RA_ADDR(i),
+					       swp_entry_to_pte(ST_RA_ENTRY(i))),
 			      "PTE of page %d", i);
 }
 
@@ -748,6 +745,7 @@ static void st_unmap_swap_ptes(void *data)
 	struct mm_struct *mm = data;
 	spinlock_t *ptl;	/* the PT lock of the PTE page */
 	pte_t *ptep, pte;
+	bool swapped;
 	pmd_t *pmd;
 	int i;
 
@@ -758,14 +756,14 @@ static void st_unmap_swap_ptes(void *data)
 		if (!ptep)
 			break;
 		pte = ptep_get(ptep);
-		if (is_swap_pte(pte) && !non_swap_entry(pte_to_swp_entry(pte))) {
+		swapped = is_swap_pte(pte) &&
+			  !non_swap_entry(pte_to_swp_entry(pte));
+		if (swapped) {
 			ptep_get_and_clear(mm, ST_RA_ADDR(i), ptep);
 			dec_mm_counter(mm, MM_SWAPENTS);
-		} else {
-			pte = __pte(0);
 		}
 		pte_unmap_unlock(ptep, ptl);
-		if (!pte_none(pte))
+		if (swapped)
 			swap_free(pte_to_swp_entry(pte));
 	}
 	mmap_read_unlock(mm);
@@ -802,19 +800,6 @@ static void st_free_slots(struct swap_info_struct *si, const char *ptes,
 		}
 	}
 	spin_unlock(&si->lock);
-}
-
-/* The folio the test swap cache holds for @entry, or NULL; no reference. */
-static struct folio *st_cached(swp_entry_t entry)
-{
-	struct folio *folio;
-
-	folio = filemap_get_folio(swap_address_space(entry),
-				  swap_cache_index(entry));
-	if (IS_ERR(folio))
-		return NULL;
-	folio_put(folio);
-	return folio;
 }
 
 struct swap_vma_readahead_case {
@@ -909,7 +894,7 @@ static struct folio *st_ra_setup_page(struct kunit *test,
 	case '-':
 		return NULL;
 	}
-	KUNIT_ASSERT_TRUE_MSG(test, st_write_pte(vma, addr, pte),
+	KUNIT_ASSERT_TRUE_MSG(test, mm_kunit_set_pte(vma->vm_mm, addr, pte),
 			      "PTE of page %d", i);
 	return NULL;
 }
