@@ -64,6 +64,10 @@ def test_score_per_function_and_threshold() -> None:
 	assert rows['g'].generated == 2 and rows['g'].score == 100.0
 	assert gen.passes(rs)
 	assert not gen.passes(rs + scored('f', O.SURVIVED))
+	# A sample is held to the threshold as a whole: 21 of 22 is 95%.
+	assert gen.total(rs) == pytest.approx(100.0 * 21 / 22)
+	assert gen.sample_passes(rs + scored('g', O.KILLED))
+	assert not gen.sample_passes(rs + scored('g', O.SURVIVED))
 	text = gen.report(rs)
 	assert '  f:20:5:ror:<=' in text and '    -x' in text
 	assert 'LOW' not in text
@@ -83,6 +87,46 @@ def test_json_round_trip_and_merge(tmp_path: Path,
 	assert gen.merge([tmp_path / 'a.json', tmp_path / 'b.json']) == 1
 	out = capsys.readouterr().out
 	assert 'f:2:5:ror:<=' in out and '50% LOW' in out
+
+
+def test_survivors_run_again_under_the_checkers(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	"""A survivor of a run without a configuration is run again under
+	--config debug: a checker's report kills it there, with the reason;
+	a survivor there too stays one, and the other outcomes are not
+	run again."""
+	from mmkunit import request
+	from mmkunit.session import Session
+	O = gen.Outcome
+	rs = scored('f', O.KILLED, O.SURVIVED, O.SURVIVED, O.EQUIVALENT)
+	seen = []
+
+	def run_in(s, t, overlay, extra, label, opts):
+		seen.append((s.build.config, extra[0].name))
+		line = int(extra[0].name.split(':')[1])
+		return runner.RunResult(0, [runner.CaseResult('s.a', P)], tmp_path,
+					complaints=['WARNING: suspicious RCU usage']
+					if line == 2 else [], booted=True)
+
+	monkeypatch.setattr(gen.jobs, 'run_in', run_in)
+	monkeypatch.setattr(gen.jobs, 'run_jobs',
+			    lambda s, tree, workers, jobs, opts:
+			    [j(tree) for j in jobs])
+	(tmp_path / 'kunit.out').write_text('')
+	s = Session(request.Source(cache=tmp_path))
+	out = gen._recheck(s, request.MutantsRequest(), None, rs)
+	assert seen == [('debug', 'f:2:5:ror:<=.patch'),
+			('debug', 'f:3:5:ror:<=.patch')]
+	assert [r.outcome for r in out] == [O.KILLED, O.KILLED, O.SURVIVED,
+					    O.EQUIVALENT]
+	assert out[1].detail.startswith('under --config debug')
+	assert out[1].diff == rs[1].diff
+	assert 'Killed only under --config debug' in gen.report(out)
+	debug = Session(request.Source(cache=tmp_path),
+			request.Build(config='debug'))
+	seen.clear()
+	assert gen._recheck(debug, request.MutantsRequest(), None, rs) == rs
+	assert not seen
 
 
 def test_changed_lines_and_moved_lines() -> None:
