@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import os
 import re
 import shutil
 import subprocess
@@ -251,14 +252,23 @@ def test_replay_command_fails_without_replay_output(
 
 @needs_gnuplot
 def test_seed_scale_on_qemu_without_kvm_stops_with_one_line(
-		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
-	p = run_cli('replay', '--scale', 'seed', '--arch', 'x86_64', '--kernel',
-		    str(kernel_tree), '--cache', str(tmp_path / 'c'),
-		    '--no-install',
-		    env={'MM_KUNIT_OVERLAY': str(replay_overlay(overlay_dir)),
-			 'FAKE_KUNIT_RUN': str(REPLAY_RUN), 'MM_KUNIT_KVM': '0'})
-	assert p.returncode == 2, p.stdout + p.stderr
-	assert p.stderr.strip().splitlines()[-1] == (
-		'mm-kunit: error: the seed scale on x86_64 needs KVM: under TCG a '
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""Said before any build, on a machine with QEMU installed or not."""
+	from conftest import FAKE_BIN
+	from mmkunit import cli, deps, plan
+	for k, v in {'MM_KUNIT_OVERLAY': str(replay_overlay(overlay_dir)),
+		     'FAKE_KUNIT_RUN': str(REPLAY_RUN), 'MM_KUNIT_KVM': '0',
+		     'PATH': f'{FAKE_BIN}:{os.environ["PATH"]}'}.items():
+		monkeypatch.setenv(k, v)
+	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
+	req = cli.parse_args(['replay', '--scale', 'seed', '--arch', 'x86_64',
+			      '--kernel', str(kernel_tree), '--cache',
+			      str(tmp_path / 'c'), '--no-install'])
+	with pytest.raises(replay.ReplayError) as e:
+		plan.execute(req)
+	assert str(e.value) == (
+		'the seed scale on x86_64 needs KVM: under TCG a '
 		"scenario outlasts KUnit's 300 s limit per test case (UML runs it "
 		'in minutes)')
+	assert not list((tmp_path / 'c').rglob('vmlinux'))
