@@ -27,6 +27,7 @@
 #ifdef CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST
 
 #include <kunit/test.h>
+#include <linux/kthread.h>
 #include <linux/mman.h>
 
 #include "mm_kunit.h"
@@ -96,7 +97,7 @@ static void st_remove_folio(void *data)
 		xa_lock_irq(&space->i_pages);
 		__delete_from_swap_cache(folio, entry, NULL);
 		xa_unlock_irq(&space->i_pages);
-		folio_ref_sub(folio, 1);
+		folio_ref_sub(folio, folio_nr_pages(folio));
 	}
 	folio_clear_readahead(folio);
 	__folio_clear_swapbacked(folio);
@@ -105,17 +106,18 @@ static void st_remove_folio(void *data)
 }
 
 /*
- * Add a new order-0 folio for swap offset @offset to the test swap cache, as
- * swap-in would, optionally marked as brought in by readahead. The folio is
- * removed and freed when the test ends.
+ * Add a new folio of @order for swap offsets from @offset (a multiple of its
+ * size) to the test swap cache, as swap-in would, optionally marked as
+ * brought in by readahead. The folio is removed and freed when the test ends.
  */
-static struct folio *st_add_folio(struct kunit *test,
-				  unsigned long offset, bool readahead)
+static struct folio *st_add_large_folio(struct kunit *test,
+					unsigned long offset,
+					unsigned int order, bool readahead)
 {
 	swp_entry_t entry = swp_entry(ST_TEST_TYPE, offset);
 	struct folio *folio;
 
-	folio = folio_alloc(GFP_KERNEL, 0);
+	folio = folio_alloc(GFP_KERNEL, order);
 	KUNIT_ASSERT_NOT_NULL(test, folio);
 	__folio_set_locked(folio);
 	__folio_set_swapbacked(folio);
@@ -127,6 +129,12 @@ static struct folio *st_add_folio(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, 0,
 			add_to_swap_cache(folio, entry, GFP_KERNEL, NULL));
 	return folio;
+}
+
+static struct folio *st_add_folio(struct kunit *test,
+				  unsigned long offset, bool readahead)
+{
+	return st_add_large_folio(test, offset, 0, readahead);
 }
 
 /* -------------------------------------------------------------------------
@@ -278,6 +286,8 @@ static void swapin_nr_pages_keeps_state_test(struct kunit *test)
 #define ST_ADDR_OF(pg)	(ST_BASE + ((unsigned long)(pg) << PAGE_SHIFT))
 /* A fault in the middle of the second PMD-sized region from the base. */
 #define ST_MID		(ST_PMD_PAGES + 100)
+/* The page at address 0, as ST_ADDR_OF() counts pages. */
+#define ST_PAGE_0	(-(long)(ST_BASE >> PAGE_SHIFT))
 /* Start and end are left alone when there is no readahead. */
 #define ST_UNTOUCHED	ULONG_MAX
 
@@ -294,7 +304,8 @@ struct swap_vma_ra_win_case {
 
 /*
  * page_cluster 3 allows at most 8 pages. With 2 hits the window is 4 pages,
- * with 5 hits 8 pages. Forward sequential: the window starts at the fault.
+ * with 5 hits 8 pages; with none, 1 page (2 if sequential), but never less
+ * than half the last window. Forward sequential: the window starts at the fault.
  * Backward sequential: it ends at (and includes) the fault. Otherwise it is
  * centred on the fault, (win - 1) / 2 pages before it. The result is clipped
  * to the VMA and to the PMD-sized region that holds the fault.
@@ -336,6 +347,13 @@ static const struct swap_vma_ra_win_case swap_vma_ra_win_cases[] = {
 		.start = ST_MID - 3, .end = ST_MID + 5,
 	},
 	{
+		.desc = "without hits, random access keeps half the last window",
+		.page_cluster = 3, .vm_start = 0, .vm_end = 4 * ST_PMD_PAGES,
+		.prev = ST_MID + 50, .fault = ST_MID,
+		.prev_win = 8, .hits = 0, .win = 4,
+		.start = ST_MID - 1, .end = ST_MID + 3,
+	},
+	{
 		.desc = "clipped to the VMA start",
 		.page_cluster = 3,
 		.vm_start = ST_PMD_PAGES + 16, .vm_end = 3 * ST_PMD_PAGES,
@@ -364,6 +382,14 @@ static const struct swap_vma_ra_win_case swap_vma_ra_win_cases[] = {
 		.prev = ST_MID, .fault = 2 * ST_PMD_PAGES - 2,
 		.prev_win = 4, .hits = 5, .win = 8,
 		.start = 2 * ST_PMD_PAGES - 5, .end = 2 * ST_PMD_PAGES,
+	},
+	{
+		.desc = "a window that would start below address 0 starts at 0",
+		.page_cluster = 3,
+		.vm_start = ST_PAGE_0, .vm_end = ST_PAGE_0 + 4 * ST_PMD_PAGES,
+		.prev = ST_PAGE_0 + 50, .fault = ST_PAGE_0 + 1,
+		.prev_win = 4, .hits = 5, .win = 8,
+		.start = ST_PAGE_0, .end = ST_PAGE_0 + 6,
 	},
 	{
 		.desc = "forward sequential clipped to the PMD region",
@@ -525,16 +551,18 @@ KUNIT_ARRAY_PARAM_DESC(st_vma_hit, st_vma_hit_cases, desc);
 static void swap_cache_get_folio_vma_hit_test(struct kunit *test)
 {
 	const struct st_vma_hit_case *c = test->param_value;
+	unsigned long info, events;
 	struct vm_area_struct *vma;
 	struct folio *folio;
-	unsigned long info;
 
 	st_use_vma_readahead(test);
 	folio = st_add_folio(test, ST_OFFSET, c->readahead);
 	vma = st_hits_vma(test, c->hits);
 
+	events = mm_kunit_vm_event(test, SWAP_RA_HIT);
 	KUNIT_ASSERT_PTR_EQ_MSG(test, folio, st_lookup(test, vma),
 				"lookup");
+	events = mm_kunit_vm_event(test, SWAP_RA_HIT) - events;
 
 	/* The hits neither wrap nor spill into the window bits. */
 	info = atomic_long_read(&vma->swap_readahead_info);
@@ -543,6 +571,9 @@ static void swap_cache_get_folio_vma_hit_test(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, 4UL, SWAP_RA_WIN(info), "window");
 	KUNIT_EXPECT_EQ_MSG(test, 0, atomic_read(&swapin_readahead_hits),
 			    "global hits");
+	/* The event counts every hit, also past SWAP_RA_HITS_MAX. */
+	KUNIT_EXPECT_EQ_MSG(test, c->readahead ? 1UL : 0UL, events,
+			    "SWAP_RA_HIT events");
 }
 
 static void swap_cache_get_folio_vma_hit_once_test(struct kunit *test)
@@ -576,6 +607,31 @@ static void swap_cache_get_folio_miss_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&swapin_readahead_hits));
 }
 
+/*
+ * A large folio is returned as it is: PG_readahead is not supported for
+ * them, so it stays set and no hit is counted anywhere.
+ */
+static void swap_cache_get_folio_large_folio_no_hit_test(struct kunit *test)
+{
+	struct vm_area_struct *vma;
+	struct folio *folio;
+	unsigned long events;
+
+	st_use_vma_readahead(test);
+	folio = st_add_large_folio(test, ALIGN_DOWN(ST_OFFSET, 4), 2, true);
+	vma = st_hits_vma(test, 2);
+
+	events = mm_kunit_vm_event(test, SWAP_RA_HIT);
+	KUNIT_ASSERT_PTR_EQ_MSG(test, folio, st_lookup(test, vma), "lookup");
+	events = mm_kunit_vm_event(test, SWAP_RA_HIT) - events;
+
+	KUNIT_EXPECT_TRUE(test, folio_test_readahead(folio));
+	KUNIT_EXPECT_EQ(test, SWAP_RA_VAL(ST_FAULT - 10 * PAGE_SIZE, 4, 2),
+			atomic_long_read(&vma->swap_readahead_info));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&swapin_readahead_hits));
+	KUNIT_EXPECT_EQ(test, 0UL, events);
+}
+
 enum st_global_reason {
 	ST_NO_VMA,
 	ST_VMA_RA_DISABLED,
@@ -604,6 +660,7 @@ static void swap_cache_get_folio_global_hit_test(struct kunit *test)
 					      4, 2);
 	struct vm_area_struct *vma;
 	struct folio *folio;
+	unsigned long events;
 
 	st_use_vma_readahead(test);
 	if (c->reason == ST_VMA_RA_DISABLED)
@@ -613,13 +670,16 @@ static void swap_cache_get_folio_global_hit_test(struct kunit *test)
 	folio = st_add_folio(test, ST_OFFSET, true);
 	vma = st_hits_vma(test, 2);
 
+	events = mm_kunit_vm_event(test, SWAP_RA_HIT);
 	KUNIT_ASSERT_PTR_EQ_MSG(test, folio,
 				st_lookup(test, c->reason == ST_NO_VMA ?
 					  NULL : vma),
 				"lookup");
+	events = mm_kunit_vm_event(test, SWAP_RA_HIT) - events;
 
 	KUNIT_EXPECT_EQ_MSG(test, 1, atomic_read(&swapin_readahead_hits),
 			    "global hits");
+	KUNIT_EXPECT_EQ_MSG(test, 1UL, events, "SWAP_RA_HIT events");
 	/* A VMA the lookup was given keeps its hits: they went global. */
 	if (c->reason != ST_NO_VMA)
 		KUNIT_EXPECT_EQ_MSG(test, prev_info,
@@ -982,6 +1042,71 @@ static void swap_vma_readahead_test(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, nr_ra, swap_ra, "SWAP_RA events");
 }
 
+/*
+ * Another swap-in of the target's slot, which took SWAP_HAS_CACHE before the
+ * fault got there and gives it up (say its memcg charge failed) once the
+ * fault waits for it: in schedule_timeout_uninterruptible(), the only place
+ * the fault sleeps.
+ */
+struct st_racer {
+	struct task_struct *fault;	/* the task that faults */
+	struct swap_info_struct *si;
+	bool released;
+};
+
+static int st_racer_fn(void *data)
+{
+	struct st_racer *r = data;
+
+	while (!kthread_should_stop()) {
+		if (!r->released &&
+		    READ_ONCE(r->fault->__state) == TASK_UNINTERRUPTIBLE) {
+			swapcache_clear(r->si, ST_RA_ENTRY(ST_RA_BEFORE), 1);
+			WRITE_ONCE(r->released, true);
+		}
+		schedule_timeout_interruptible(1);
+	}
+	return 0;
+}
+
+/*
+ * The fault must wait for a swap-in of its own slot that is under way
+ * elsewhere, not give up: a NULL return would fail the fault.
+ */
+static void swap_vma_readahead_waits_for_target_swapin_test(struct kunit *test)
+{
+	struct st_racer racer = { .fault = current };
+	struct task_struct *thread;
+	struct vm_area_struct *vma;
+	struct folio *target;
+
+	racer.si = st_swapon(test);
+	mm_kunit_set_knob(test, page_cluster, 3);
+	vma = st_alloc_vma(test, ST_BASE, ST_ADDR_OF(4 * ST_PMD_PAGES),
+			   SWAP_RA_VAL(ST_ADDR_OF(ST_MID + 50), 0, 0));
+	st_hold_swap_ptes(test, vma->vm_mm);
+	st_swap_out(test, vma, ST_RA_BEFORE);
+	KUNIT_ASSERT_EQ(test, 0,
+			swapcache_prepare(ST_RA_ENTRY(ST_RA_BEFORE), 1));
+	thread = kthread_run(st_racer_fn, &racer, "st_racer");
+	if (IS_ERR(thread))
+		swapcache_clear(racer.si, ST_RA_ENTRY(ST_RA_BEFORE), 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(thread));
+
+	target = st_swap_fault(vma);
+	kthread_stop(thread);
+	if (!racer.released)
+		swapcache_clear(racer.si, ST_RA_ENTRY(ST_RA_BEFORE), 1);
+
+	KUNIT_EXPECT_TRUE_MSG(test, racer.released,
+			      "the fault did not wait for the other swap-in");
+	KUNIT_ASSERT_NOT_NULL(test, target);
+	folio_put(target);
+	KUNIT_EXPECT_PTR_EQ(test, st_cached(ST_RA_ENTRY(ST_RA_BEFORE)), target);
+	KUNIT_EXPECT_TRUE(test, folio_test_uptodate(target));
+	KUNIT_EXPECT_FALSE(test, folio_test_locked(target));
+}
+
 static struct kunit_case swap_readahead_test_cases[] = {
 	KUNIT_CASE_PARAM(swapin_nr_pages_test, swapin_nr_pages_gen_params),
 	KUNIT_CASE(swapin_nr_pages_keeps_state_test),
@@ -990,10 +1115,12 @@ static struct kunit_case swap_readahead_test_cases[] = {
 			 st_vma_hit_gen_params),
 	KUNIT_CASE(swap_cache_get_folio_vma_hit_once_test),
 	KUNIT_CASE(swap_cache_get_folio_miss_test),
+	KUNIT_CASE(swap_cache_get_folio_large_folio_no_hit_test),
 	KUNIT_CASE_PARAM(swap_cache_get_folio_global_hit_test,
 			 st_global_gen_params),
 	KUNIT_CASE_PARAM(swap_vma_readahead_test,
 			 swap_vma_readahead_gen_params),
+	KUNIT_CASE(swap_vma_readahead_waits_for_target_swapin_test),
 	{}
 };
 

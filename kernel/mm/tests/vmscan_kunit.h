@@ -611,6 +611,25 @@ static const struct vt_type_case vt_type_cases[] = {
 		.type = LRU_GEN_FILE, .tier_idx = MAX_NR_TIERS - 1,
 	},
 	{
+		.desc = "MIN_LRU_BATCH file refaults are enough to judge: anon",
+		.anon_refaulted = 100, .anon_total = 10000,
+		.file_refaulted = MIN_LRU_BATCH, .file_total = 100,
+		.swappiness = 100,
+		.type = LRU_GEN_ANON, .tier_idx = MAX_NR_TIERS - 1,
+	},
+	/*
+	 * With equal gains, the first tier of anon is held to
+	 * (refaulted + 1) / (total + MIN_LRU_BATCH): at equal rates, file's
+	 * is above it and anon is scanned; the tiers of anon start at 1.
+	 */
+	{
+		.desc = "equal rates, swappiness 100: anon, every tier evicted",
+		.anon_refaulted = 1000, .anon_total = 10000,
+		.file_refaulted = 1000, .file_total = 10000,
+		.swappiness = 100,
+		.type = LRU_GEN_ANON, .tier_idx = MAX_NR_TIERS - 1,
+	},
+	{
 		.desc = "equal rates, swappiness 60 (file cheaper): file",
 		.anon_refaulted = 1000, .anon_total = 10000,
 		.file_refaulted = 1000, .file_total = 10000,
@@ -631,6 +650,14 @@ static const struct vt_type_case vt_type_cases[] = {
 		.tier = 1, .tier_refaulted = 8000, .tier_total = 10000,
 		.swappiness = 100,
 		.type = LRU_GEN_ANON, .tier_idx = 0,
+	},
+	{
+		.desc = "anon tier 1 between its first tier and file's: evicted",
+		.anon_refaulted = 100, .anon_total = 10000,
+		.file_refaulted = 5000, .file_total = 10000,
+		.tier = 1, .tier_refaulted = 1000, .tier_total = 10000,
+		.swappiness = 100,
+		.type = LRU_GEN_ANON, .tier_idx = MAX_NR_TIERS - 1,
 	},
 	{
 		.desc = "file tier 2 refaults more than anon's first: tier 1 last",

@@ -69,4 +69,23 @@ kunit_compat_swapin_readahead(swp_entry_t entry, gfp_t gfp_mask,
 
 #define swapin_readahead kunit_compat_swapin_readahead
 
+/*
+ * swapcache_prepare() and swapcache_clear() take a count of entries since
+ * 6.10.
+ */
+static inline int kunit_compat_swapcache_prepare(swp_entry_t entry, int nr)
+{
+	return swapcache_prepare(entry);
+}
+
+#define swapcache_prepare kunit_compat_swapcache_prepare
+
+static inline void kunit_compat_swapcache_clear(struct swap_info_struct *si,
+						swp_entry_t entry, int nr)
+{
+	swapcache_clear(si, entry);
+}
+
+#define swapcache_clear kunit_compat_swapcache_clear
+
 #endif /* CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST */
