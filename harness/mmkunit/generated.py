@@ -40,7 +40,7 @@ THRESHOLD = 95
 # (a clean run of every suite takes seconds on UML, a minute under TCG).
 TIMEOUT = {'um': 60, 'x86_64': 300}
 # What `check` runs: this many mutants of all the pinned functions, drawn
-# with this seed (mutagen.sample()), about 8 minutes on UML.
+# with this seed (mutagen.sample()), about 7 minutes on UML.
 CHECK_SAMPLE = 80
 CHECK_SEED = 0
 # The configuration the survivors of a run without one are run again in:

@@ -57,7 +57,7 @@ def test_check_steps_run_the_real_commands(
 def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	"""A step gets what was given to check, and otherwise its command's
 	own defaults: fixes keeps its older kernel's tarball."""
-	from mmkunit import cli, plan, request, session, trees
+	from mmkunit import cli, generated, plan, request, session, trees
 	req = cli.parse_args(['check', '--no-install', '--cache', '/c',
 			      '--jobs', '1'])
 	assert isinstance(req, request.CheckRequest)
@@ -68,6 +68,11 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 			       ).tarball == trees.FIXES_TARBALL
 	assert (fixes.source.cache, fixes.source.install, fixes.build.jobs) == \
 		(Path('/c'), False, 1)
+	sample = steps['mutants um generated']
+	assert isinstance(sample, request.MutantsRequest)
+	assert (sample.generated, sample.sample, sample.seed,
+		sample.build.arch) == (True, generated.CHECK_SAMPLE,
+				       generated.CHECK_SEED, 'um')
 	run = steps['run x86_64 refs']
 	assert isinstance(run, request.RunRequest)
 	assert session.Session(run.source).tarball == trees.DEFAULT_TARBALL
