@@ -31,7 +31,7 @@ from mmkunit import overlay as ov
 from mmkunit import tce
 from mmkunit import trees
 from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED, MutantsRequest
-from mmkunit.runner import RunResult, Status
+from mmkunit.runner import RunOptions, RunResult, Status
 from mmkunit.session import KUNIT_CONFIGS, HarnessError, Session
 
 # Every pinned function must score at least this, in percent.
@@ -237,10 +237,7 @@ def run_generated(s: Session, req: MutantsRequest) -> int:
 	arches = {p.function: p.arches for p in pinned}
 	results = s.results_dir(f'{arch}-generated')
 	timeout = TIMEOUT.get(arch, 300)
-	opts = s.with_accel(s.run_options(), tree)
-	opts.quiet = True
-	opts.kunit_args = [*opts.kunit_args, f'--timeout={timeout}']
-	opts.rerun_after_crash = False
+	opts = _options(s, tree, timeout)
 	print(f'mm-kunit: {len(found)} generated mutants of '
 	      f'{len({m.function for m in found})} functions')
 	started = time.monotonic()
@@ -299,6 +296,17 @@ def run_generated(s: Session, req: MutantsRequest) -> int:
 	return EXIT_OK if passes(scored) else EXIT_TESTS_FAILED
 
 
+def _options(s: Session, tree: trees.PreparedTree,
+	     timeout: int) -> RunOptions:
+	"""How a mutant's kernel is run: quietly, stopped after timeout, and
+	once (a crash kills the mutant; the tests after it need not run)."""
+	opts = s.with_accel(s.run_options(), tree)
+	opts.quiet = True
+	opts.kunit_args = [*opts.kunit_args, f'--timeout={timeout}']
+	opts.rerun_after_crash = False
+	return opts
+
+
 def _recheck(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 	     scored: List[Scored]) -> List[Scored]:
 	"""Runs the survivors again under the kernel's checkers (CHECKERS),
@@ -313,10 +321,7 @@ def _recheck(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 	checked = Session(s.source, dataclasses.replace(s.build, config=CHECKERS),
 			  s.without, s.tarball)
 	timeout = TIMEOUT.get(arch, 300)
-	opts = checked.with_accel(checked.run_options(), tree)
-	opts.quiet = True
-	opts.kunit_args = [*opts.kunit_args, f'--timeout={timeout}']
-	opts.rerun_after_crash = False
+	opts = _options(checked, tree, timeout)
 	print(f'mm-kunit: {len(survivors)} survivors again, under '
 	      f'--config {CHECKERS}')
 
