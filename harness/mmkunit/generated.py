@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from mmkunit import jobs
+from mmkunit import kconfig
 from mmkunit import listfile
 from mmkunit import mutagen
 from mmkunit import overlay as ov
@@ -252,7 +253,7 @@ def run_generated(s: Session, req: MutantsRequest) -> int:
 						      arches[m.function]))
 			patch = ov.Patch(f'{m.id}.patch', Path(m.id), diff.encode(),
 					 (m.path,))
-			scored = _tce(s, t, m, patch, comparers)
+			scored = _tce(s, t, m, sources[m.path], patch, comparers)
 			if scored is None:
 				result = jobs.run_in(s, t, s.overlay, [patch],
 						     f'mutant {m.id}', opts)
@@ -353,14 +354,23 @@ def _recheck(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 
 
 def _tce(s: Session, t: trees.PreparedTree, m: mutagen.Mutant,
-	 patch: ov.Patch, comparers: Dict[Path, tce.Comparer]
+	 source: bytes, patch: ov.Patch, comparers: Dict[Path, tce.Comparer]
 	 ) -> Optional[Scored]:
 	"""Compiles the mutant's unit on its own: unviable or equivalent, or
-	None if it has to be built into a kernel and run."""
+	None if it has to be built into a kernel and run. A header's mutant
+	is equivalent if the configuration leaves its line out (kconfig.py),
+	and otherwise always built and run."""
+	build = t.build_dir(s.build_key)
 	obj = tce.object_of(m.path)
 	if obj is None:
-		return None
-	build = t.build_dir(s.build_key)
+		# A header: no one unit to compare, but the configuration may
+		# leave the line out of every unit.
+		config = build / '.config'
+		why = kconfig.left_out(mutagen.guards(source, m.start),
+				       kconfig.load(config)) \
+			if config.is_file() else None
+		return None if why is None else Scored(
+			m, Outcome.EQUIVALENT, detail=f'never compiled: {why}')
 	comparer = comparers.get(build)
 	if comparer is None:
 		comparer = comparers[build] = tce.Comparer(build)

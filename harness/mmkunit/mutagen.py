@@ -299,6 +299,101 @@ def generate(source: bytes, path: str, function: str) -> List[Mutant]:
 	return out
 
 
+@dataclasses.dataclass(frozen=True)
+class Cond:
+	"""A preprocessor condition: op is 'defined' (args: a name), 'value'
+	(a name used as a number), 'number', 'call' (IS_ENABLED and the
+	like: the macro, then a name), '!', '&&', '||', a comparison, or
+	'unknown' (args: its text)."""
+	op: str
+	args: Tuple[Any, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Branch:
+	"""One branch of an #if chain that encloses a line: compiled when
+	every earlier condition of the chain is false and its own (None for
+	#else) is true."""
+	earlier: Tuple[Cond, ...]
+	own: Optional[Cond]
+
+
+_CHAIN = ('preproc_if', 'preproc_ifdef', 'preproc_elif', 'preproc_elifdef')
+_COMPARISONS = ('==', '!=', '<', '<=', '>', '>=')
+
+
+def _cond(node: Any) -> Cond:
+	t = node.type
+	text = node.text.decode()
+	if t in ('preproc_ifdef', 'preproc_elifdef'):
+		name = node.child_by_field_name('name')
+		if name is None:
+			return Cond('unknown', (text,))
+		defined = Cond('defined', (name.text.decode(),))
+		negated = node.children[0].type in ('#ifndef', '#elifndef')
+		return Cond('!', (defined,)) if negated else defined
+	if t in ('preproc_if', 'preproc_elif'):
+		cond = node.child_by_field_name('condition')
+		return _cond(cond) if cond is not None else Cond('unknown', (text,))
+	if t == 'parenthesized_expression' and len(node.named_children) == 1:
+		return _cond(node.named_children[0])
+	if t == 'preproc_defined' and node.named_children:
+		return Cond('defined', (node.named_children[0].text.decode(),))
+	if t == 'identifier':
+		return Cond('value', (text,))
+	number = _INT.match(text) if t == 'number_literal' else None
+	if number:
+		return Cond('number', (int(number.group(1), 0),))
+	if t == 'unary_expression' and node.child_by_field_name('operator') \
+	   is not None and node.child_by_field_name('operator').text == b'!':
+		return Cond('!', (_cond(node.child_by_field_name('argument')),))
+	if t == 'binary_expression':
+		op = node.child_by_field_name('operator').text.decode()
+		if op in ('&&', '||') + _COMPARISONS:
+			return Cond(op, (_cond(node.child_by_field_name('left')),
+					 _cond(node.child_by_field_name('right'))))
+	if t == 'call_expression':
+		fn = node.child_by_field_name('function')
+		args = node.child_by_field_name('arguments')
+		if fn is not None and fn.type == 'identifier' and args is not None \
+		   and len(args.named_children) == 1 and \
+		   args.named_children[0].type == 'identifier':
+			return Cond('call', (fn.text.decode(),
+					     args.named_children[0].text.decode()))
+	return Cond('unknown', (text,))
+
+
+def _is_field(parent: Any, field: str, node: Any) -> bool:
+	child = parent.child_by_field_name(field)
+	return child is not None and child.id == node.id
+
+
+def guards(source: bytes, offset: int) -> List[Branch]:
+	"""The branches of #if, #ifdef and #ifndef chains that enclose the
+	byte at offset, innermost first."""
+	node = _parser().parse(source).root_node.descendant_for_byte_range(
+		offset, offset)
+	out: List[Branch] = []
+	while node is not None and node.parent is not None:
+		parent = node.parent
+		# In a branch's body, not in its condition or a later branch.
+		if parent.type not in _CHAIN + ('preproc_else',) or \
+		   _is_field(parent, 'alternative', node) or \
+		   _is_field(parent, 'condition', node):
+			node = parent
+			continue
+		own = None if parent.type == 'preproc_else' else _cond(parent)
+		earlier: List[Cond] = []
+		link = parent
+		while link.parent is not None and link.parent.type in _CHAIN \
+		      and _is_field(link.parent, 'alternative', link):
+			link = link.parent
+			earlier.append(_cond(link))
+		out.append(Branch(tuple(reversed(earlier)), own))
+		node = link
+	return out
+
+
 def in_lines(mutants: Sequence[Mutant],
 	     changed: Dict[str, Set[int]]) -> List[Mutant]:
 	"""The mutants on changed lines (path -> line numbers)."""

@@ -126,5 +126,6 @@ class Comparer:
 
 def object_of(path: str) -> Optional[str]:
 	"""The object a source file compiles to; None for a header, which
-	many units include (its mutants are always built and run)."""
+	many units include (its mutants are built and run, unless the
+	configuration leaves their line out: kconfig.py)."""
 	return str(Path(path).with_suffix('.o')) if path.endswith('.c') else None
