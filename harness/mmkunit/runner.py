@@ -507,11 +507,14 @@ def build_errors(results_dir: Path, limit: int = 5) -> List[str]:
 
 
 def new_results_dir(cache: Path, label: str) -> Path:
+	"""A new directory under results/, named for the time and label (a
+	slash in it, as in the mutant id '...:aor:/', becomes '%2F')."""
 	stamp = time.strftime('%Y%m%d-%H%M%S')
 	base = cache / 'results'
 	base.mkdir(parents=True, exist_ok=True)
+	name = label.replace('/', '%2F')
 	for n in range(1000):
-		d = base / (f'{stamp}-{label}' + (f'-{n}' if n else ''))
+		d = base / (f'{stamp}-{name}' + (f'-{n}' if n else ''))
 		try:
 			d.mkdir()
 			return d

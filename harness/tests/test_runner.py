@@ -208,3 +208,11 @@ def test_qemu_memory_and_timeout_go_to_kunit_py() -> None:
 	assert '--qemu_args=-accel kvm -m 9G' in cmd
 	assert '--timeout=3600' in cmd
 	assert '--kconfig_add=CONFIG_FOO=y' in cmd
+
+
+def test_a_slash_in_a_label_stays_in_the_directory_name(tmp_path: Path) -> None:
+	# A generated mutant's id may end in 'aor:/'; its re-run under the
+	# checkers adds '-debug' after it.
+	d = runner.new_results_dir(tmp_path, 'mutant-f:3:20:aor:/-debug')
+	assert d.parent == tmp_path / 'results'
+	assert d.name.endswith('-mutant-f:3:20:aor:%2F-debug')
