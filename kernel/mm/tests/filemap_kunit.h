@@ -270,11 +270,11 @@ static void ft_unmap(void *data)
 
 /*
  * Map @nr_pages of @file from its page @pgoff with @prot, MAP_PRIVATE, into
- * the test's own mm.
+ * the test's own mm, at @hint if that is free (0: anywhere).
  */
-static struct ft_map ft_mmap_pages(struct kunit *test, struct file *file,
-				   pgoff_t pgoff, unsigned long nr_pages,
-				   unsigned long prot)
+static struct ft_map ft_mmap_at(struct kunit *test, struct file *file,
+				unsigned long hint, pgoff_t pgoff,
+				unsigned long nr_pages, unsigned long prot)
 {
 	struct ft_map map = { };
 	struct ft_unmap *unmap;
@@ -282,10 +282,12 @@ static struct ft_map ft_mmap_pages(struct kunit *test, struct file *file,
 
 	unmap = kunit_kzalloc(test, sizeof(*unmap), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, unmap);
-	addr = kunit_vm_mmap(test, file, 0, nr_pages << PAGE_SHIFT, prot,
+	addr = kunit_vm_mmap(test, file, hint, nr_pages << PAGE_SHIFT, prot,
 			     MAP_PRIVATE, pgoff << PAGE_SHIFT);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(addr) || !addr,
 			       "kunit_vm_mmap: %ld", (long)addr);
+	KUNIT_ASSERT_TRUE_MSG(test, !hint || addr == hint,
+			      "mapped at %lx, not at %lx", addr, hint);
 	unmap->mm = current->mm;
 	unmap->addr = addr;
 	unmap->len = nr_pages << PAGE_SHIFT;
@@ -299,6 +301,13 @@ static struct ft_map ft_mmap_pages(struct kunit *test, struct file *file,
 	KUNIT_ASSERT_NOT_NULL(test, map.vma);
 	KUNIT_ASSERT_EQ(test, addr, map.vma->vm_start);
 	return map;
+}
+
+static struct ft_map ft_mmap_pages(struct kunit *test, struct file *file,
+				   pgoff_t pgoff, unsigned long nr_pages,
+				   unsigned long prot)
+{
+	return ft_mmap_at(test, file, 0, pgoff, nr_pages, prot);
 }
 
 /* Map the whole file with @prot, MAP_PRIVATE, into the test's own mm. */
@@ -1038,6 +1047,187 @@ static void filemap_map_pages_range_test(struct kunit *test)
 	}
 }
 
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+/* A folio of 2^@order pages at @index (aligned), in the page cache. */
+static void ft_cache_large_folio(struct kunit *test, struct ft_file *ft,
+				 pgoff_t index, unsigned int order)
+{
+	struct address_space *mapping = ft->file->f_mapping;
+	struct folio *folio;
+
+	mapping_set_large_folios(mapping);
+	folio = __filemap_get_folio(mapping, index,
+				    FGP_LOCK | FGP_CREAT |
+				    fgf_set_order(PAGE_SIZE << order),
+				    mapping_gfp_mask(mapping));
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(folio), "folio at %lu", index);
+	folio_mark_uptodate(folio);
+	folio_unlock(folio);
+	folio_put(folio);
+	/* The page cache holds the folio: its order stays as it is. */
+	KUNIT_ASSERT_EQ_MSG(test, order, folio_order(folio),
+			    "order of the folio at %lu", index);
+}
+#endif
+
+struct ft_large_range_case {
+	const char *desc;
+	pgoff_t index;			/* the large folio's first page */
+	unsigned int order;
+	pgoff_t eof;			/* i_size, in pages, once cached */
+	pgoff_t populated;		/* 0, or a page a write fault mapped */
+	pgoff_t fault, first, last;	/* the fault, the range around it */
+	/* expected: the pages mapped, all from the folio */
+	pgoff_t mapped_first, mapped_last;
+};
+
+/*
+ * Fault-around maps each page of a large folio that lies in [first, last]
+ * and inside the file, each by its own page of the folio at the address
+ * its file page has in the VMA: from the window's start when the folio
+ * begins before it, up to the folio's end and never past it, and no PTE
+ * beyond i_size when the folio crosses it. A PTE that is populated
+ * already is left as it is, and the pages on either side of it mapped.
+ * It returns VM_FAULT_NOPAGE for the faulting page, and counts what it
+ * mapped in the file RSS.
+ */
+static const struct ft_large_range_case ft_large_range_cases[] = {
+	{ .desc = "window past the folio's end: the folio, nothing after",
+	  .index = 992, .order = 4, .eof = FT_FILE_PAGES,
+	  .fault = 1000, .first = 984, .last = 1015,
+	  .mapped_first = 992, .mapped_last = 1007 },
+	{ .desc = "window from inside the folio: from the window's start",
+	  .index = 992, .order = 4, .eof = FT_FILE_PAGES,
+	  .fault = 1000, .first = 996, .last = 1015,
+	  .mapped_first = 996, .mapped_last = 1007 },
+	{ .desc = "a populated PTE inside the folio: left, the rest mapped",
+	  .index = 992, .order = 4, .eof = FT_FILE_PAGES, .populated = 1000,
+	  .fault = 996, .first = 984, .last = 1015,
+	  .mapped_first = 992, .mapped_last = 1007 },
+	{ .desc = "folio across i_size: no PTE beyond it",
+	  .index = FT_FILE_PAGES - 4, .order = 2, .eof = FT_FILE_PAGES - 2,
+	  .fault = FT_FILE_PAGES - 4, .first = FT_FILE_PAGES - 8,
+	  .last = FT_LAST_PAGE,
+	  .mapped_first = FT_FILE_PAGES - 4, .mapped_last = FT_FILE_PAGES - 3 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(ft_large_range, ft_large_range_cases, desc);
+
+static void filemap_map_pages_large_folio_range_test(struct kunit *test)
+{
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+	const struct ft_large_range_case *c = test->param_value;
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct inode *inode = file_inode(ft->file);
+	struct ft_map map = ft_mmap_file(test, ft,
+					 PROT_READ | PROT_WRITE);
+	unsigned long mapped = c->mapped_last - c->mapped_first + 1 -
+			       (c->populated ? 1 : 0);
+	struct folio *folio;
+	long rss_before;
+	int refs_before;
+	pgoff_t i;
+	pte_t pte;
+
+	ft_cache_large_folio(test, ft, c->index, c->order);
+	if (c->populated)
+		KUNIT_ASSERT_EQ_MSG(test, 0,
+				    ft_handle_fault(&map, c->populated,
+						    FAULT_FLAG_WRITE) &
+				    VM_FAULT_ERROR, "write fault at page %lu",
+				    c->populated);
+	inode_lock(inode);
+	i_size_write(inode, c->eof << PAGE_SHIFT);
+	inode_unlock(inode);
+	folio = filemap_get_folio(ft->file->f_mapping, c->index);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(folio));
+	/* A folio in a per-CPU LRU batch holds a reference of the batch. */
+	lru_add_drain_all();
+	refs_before = folio_ref_count(folio);
+	rss_before = get_mm_counter_sum(map.mm, MM_FILEPAGES);
+
+	KUNIT_EXPECT_EQ(test, VM_FAULT_NOPAGE,
+			ft_map_pages(test, &map, c->fault, c->first, c->last, 0));
+	KUNIT_EXPECT_EQ_MSG(test, (long)mapped,
+			    get_mm_counter_sum(map.mm, MM_FILEPAGES) - rss_before,
+			    "file RSS");
+	KUNIT_EXPECT_EQ_MSG(test, refs_before + (int)mapped,
+			    folio_ref_count(folio), "one reference per PTE");
+	KUNIT_EXPECT_FALSE(test, folio_test_locked(folio));
+	for (i = c->first; i <= c->last; i++) {
+		bool want = i >= c->mapped_first && i <= c->mapped_last;
+		bool present = ft_read_pte(&map, ft_addr(&map, i), &pte) &&
+			       pte_present(pte);
+
+		KUNIT_EXPECT_EQ_MSG(test, want, present, "PTE of page %lu", i);
+		if (!want || !present)
+			continue;
+		if (i == c->populated)
+			KUNIT_EXPECT_NE_MSG(test,
+					    page_to_pfn(folio_file_page(folio, i)),
+					    pte_pfn(pte), "populated page %lu left", i);
+		else
+			KUNIT_EXPECT_EQ_MSG(test,
+					    page_to_pfn(folio_file_page(folio, i)),
+					    pte_pfn(pte), "page of %lu", i);
+	}
+	folio_put(folio);
+#else
+	kunit_skip(test, "needs large folios (THP): run with --arch=x86_64");
+#endif
+}
+
+/*
+ * Fault-around maps a PMD-sized folio with one PMD where no page table
+ * covers it yet and the VMA lets it (its file offset aligned with a PMD
+ * of the address space): no page table is installed, no PTE mapped, the
+ * folio's pages are counted in the file RSS, and the fault is handled,
+ * VM_FAULT_NOPAGE.
+ */
+static void filemap_map_pages_pmd_test(struct kunit *test)
+{
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+	unsigned long len = FT_FILE_PAGES << PAGE_SHIFT, addr;
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	pgoff_t fault = HPAGE_PMD_NR + 8;
+	bool installed, huge;
+	struct ft_map map;
+	long rss_before;
+	vm_fault_t ret;
+	pmd_t *pmd;
+
+	if (HPAGE_PMD_ORDER > MAX_PAGECACHE_ORDER)
+		kunit_skip(test, "PMD order %u is above the page cache's %u",
+			   HPAGE_PMD_ORDER, MAX_PAGECACHE_ORDER);
+	/* Find room for the file and a PMD more, and map it PMD-aligned. */
+	addr = kunit_vm_mmap(test, NULL, 0, len + PMD_SIZE, PROT_READ,
+			     MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr) || !addr);
+	KUNIT_ASSERT_EQ(test, 0, vm_munmap(addr, len + PMD_SIZE));
+	map = ft_mmap_at(test, ft->file, ALIGN(addr, PMD_SIZE), 0,
+			 FT_FILE_PAGES, PROT_READ);
+	map.ft = ft;
+	ft_cache_large_folio(test, ft, HPAGE_PMD_NR, HPAGE_PMD_ORDER);
+	rss_before = get_mm_counter_sum(map.mm, MM_FILEPAGES);
+
+	ret = ft_map_pages_no_table(test, &map, fault, HPAGE_PMD_NR,
+				    2 * HPAGE_PMD_NR - 1, &installed);
+	mmap_read_lock(map.mm);
+	pmd = mm_find_pmd(map.mm, ft_addr(&map, fault));
+	huge = pmd && pmd_trans_huge(pmdp_get(pmd));
+	mmap_read_unlock(map.mm);
+
+	KUNIT_EXPECT_EQ(test, VM_FAULT_NOPAGE, ret);
+	KUNIT_EXPECT_TRUE_MSG(test, huge, "a PMD maps page %lu", fault);
+	KUNIT_EXPECT_FALSE_MSG(test, installed, "page table installed");
+	KUNIT_EXPECT_EQ_MSG(test, (long)HPAGE_PMD_NR,
+			    get_mm_counter_sum(map.mm, MM_FILEPAGES) - rss_before,
+			    "file RSS");
+#else
+	kunit_skip(test, "needs THP: run with --arch=x86_64");
+#endif
+}
+
 static struct kunit_case ft_mmap_miss_cases[] = {
 	KUNIT_CASE_PARAM(do_sync_mmap_readahead_test, ft_sync_gen_params),
 	KUNIT_CASE(do_sync_mmap_readahead_seq_test),
@@ -1050,6 +1240,9 @@ static struct kunit_case ft_mmap_miss_cases[] = {
 	KUNIT_CASE_PARAM(filemap_map_pages_credit_test, ft_credit_gen_params),
 	KUNIT_CASE(filemap_map_pages_rss_test),
 	KUNIT_CASE_PARAM(filemap_map_pages_range_test, ft_range_gen_params),
+	KUNIT_CASE_PARAM(filemap_map_pages_large_folio_range_test,
+			 ft_large_range_gen_params),
+	KUNIT_CASE(filemap_map_pages_pmd_test),
 	{}
 };
 
@@ -1078,29 +1271,6 @@ static void ft_cache_pages(struct kunit *test, struct ft_file *ft,
 		if (i != skip)
 			ft_cache_page(test, ft, i);
 }
-
-#ifdef CONFIG_TRANSPARENT_HUGEPAGE
-/* A folio of 2^@order pages at @index (aligned), in the page cache. */
-static void ft_cache_large_folio(struct kunit *test, struct ft_file *ft,
-				 pgoff_t index, unsigned int order)
-{
-	struct address_space *mapping = ft->file->f_mapping;
-	struct folio *folio;
-
-	mapping_set_large_folios(mapping);
-	folio = __filemap_get_folio(mapping, index,
-				    FGP_LOCK | FGP_CREAT |
-				    fgf_set_order(PAGE_SIZE << order),
-				    mapping_gfp_mask(mapping));
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(folio), "folio at %lu", index);
-	folio_mark_uptodate(folio);
-	folio_unlock(folio);
-	folio_put(folio);
-	/* The page cache holds the folio: its order stays as it is. */
-	KUNIT_ASSERT_EQ_MSG(test, order, folio_order(folio),
-			    "order of the folio at %lu", index);
-}
-#endif
 
 /*
  * What the PTE at the faulting address holds before fault-around runs:
