@@ -1104,6 +1104,10 @@ static const struct ft_large_range_case ft_large_range_cases[] = {
 	  .index = 992, .order = 4, .eof = FT_FILE_PAGES, .populated = 1000,
 	  .fault = 996, .first = 984, .last = 1015,
 	  .mapped_first = 992, .mapped_last = 1007 },
+	{ .desc = "a populated PTE before the fault: the fault's page mapped",
+	  .index = 992, .order = 4, .eof = FT_FILE_PAGES, .populated = 1000,
+	  .fault = 1004, .first = 984, .last = 1015,
+	  .mapped_first = 992, .mapped_last = 1007 },
 	{ .desc = "folio across i_size: no PTE beyond it",
 	  .index = FT_FILE_PAGES - 4, .order = 2, .eof = FT_FILE_PAGES - 2,
 	  .fault = FT_FILE_PAGES - 4, .first = FT_FILE_PAGES - 8,
@@ -1228,6 +1232,68 @@ static void filemap_map_pages_pmd_test(struct kunit *test)
 #endif
 }
 
+#ifdef CONFIG_TRACEPOINTS
+struct ft_map_pages_trace {
+	struct address_space *mapping;	/* the test's: others are not counted */
+	pgoff_t start, end;
+	unsigned int calls;
+};
+
+static void ft_trace_map_pages(void *data, struct address_space *mapping,
+			       pgoff_t start, pgoff_t end)
+{
+	struct ft_map_pages_trace *t = data;
+
+	if (mapping != t->mapping)
+		return;
+	t->start = start;
+	t->end = end;
+	t->calls++;
+}
+
+static void ft_untrace_map_pages(void *data)
+{
+	unregister_trace_mm_filemap_map_pages(ft_trace_map_pages, data);
+	tracepoint_synchronize_unregister();
+}
+#endif
+
+/*
+ * Fault-around that maps pages reports it once on the mm_filemap_map_pages
+ * tracepoint, for its mapping: the range it looked at, its end clamped to
+ * the file's last page.
+ */
+static void filemap_map_pages_tracepoint_test(struct kunit *test)
+{
+#ifdef CONFIG_TRACEPOINTS
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+	struct ft_map_pages_trace *t;
+	pgoff_t index;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->mapping = ft->file->f_mapping;
+	for (index = FT_LAST_PAGE - 3; index <= FT_LAST_PAGE; index++)
+		ft_cache_page(test, ft, index);
+	KUNIT_ASSERT_EQ(test, 0,
+			register_trace_mm_filemap_map_pages(ft_trace_map_pages,
+							    t));
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   ft_untrace_map_pages,
+							   t));
+
+	KUNIT_EXPECT_EQ(test, VM_FAULT_NOPAGE,
+			ft_map_pages(test, &map, FT_LAST_PAGE - 1,
+				     FT_LAST_PAGE - 5, FT_LAST_PAGE + 4, 0));
+	KUNIT_EXPECT_EQ(test, 1U, t->calls);
+	KUNIT_EXPECT_EQ(test, FT_LAST_PAGE - 5, t->start);
+	KUNIT_EXPECT_EQ(test, FT_LAST_PAGE, t->end);
+#else
+	kunit_skip(test, "needs CONFIG_TRACEPOINTS: run with --arch=x86_64");
+#endif
+}
+
 static struct kunit_case ft_mmap_miss_cases[] = {
 	KUNIT_CASE_PARAM(do_sync_mmap_readahead_test, ft_sync_gen_params),
 	KUNIT_CASE(do_sync_mmap_readahead_seq_test),
@@ -1243,6 +1309,7 @@ static struct kunit_case ft_mmap_miss_cases[] = {
 	KUNIT_CASE_PARAM(filemap_map_pages_large_folio_range_test,
 			 ft_large_range_gen_params),
 	KUNIT_CASE(filemap_map_pages_pmd_test),
+	KUNIT_CASE(filemap_map_pages_tracepoint_test),
 	{}
 };
 
