@@ -1076,8 +1076,9 @@ struct ft_large_range_case {
 	unsigned int order;
 	pgoff_t eof;			/* i_size, in pages, once cached */
 	pgoff_t populated;		/* 0, or a page a write fault mapped */
+	unsigned int after;		/* order-0 pages cached after the folio */
 	pgoff_t fault, first, last;	/* the fault, the range around it */
-	/* expected: the pages mapped, all from the folio */
+	/* expected: the pages mapped, each its own page cache page */
 	pgoff_t mapped_first, mapped_last;
 };
 
@@ -1087,7 +1088,8 @@ struct ft_large_range_case {
  * its file page has in the VMA: from the window's start when the folio
  * begins before it, up to the folio's end and never past it, and no PTE
  * beyond i_size when the folio crosses it. A PTE that is populated
- * already is left as it is, and the pages on either side of it mapped.
+ * already is left as it is, and the pages on either side of it mapped;
+ * a folio after the large one is mapped at its own addresses.
  * It returns VM_FAULT_NOPAGE for the faulting page, and counts what it
  * mapped in the file RSS.
  */
@@ -1108,6 +1110,14 @@ static const struct ft_large_range_case ft_large_range_cases[] = {
 	  .index = 992, .order = 4, .eof = FT_FILE_PAGES, .populated = 1000,
 	  .fault = 1004, .first = 984, .last = 1015,
 	  .mapped_first = 992, .mapped_last = 1007 },
+	{ .desc = "order-0 pages after the folio: at their own addresses",
+	  .index = 992, .order = 4, .eof = FT_FILE_PAGES, .after = 2,
+	  .fault = 1000, .first = 984, .last = 1015,
+	  .mapped_first = 992, .mapped_last = 1009 },
+	{ .desc = "a populated PTE in the folio, pages after it: their own PTEs",
+	  .index = 992, .order = 4, .eof = FT_FILE_PAGES, .populated = 1000,
+	  .after = 2, .fault = 996, .first = 984, .last = 1015,
+	  .mapped_first = 992, .mapped_last = 1009 },
 	{ .desc = "folio across i_size: no PTE beyond it",
 	  .index = FT_FILE_PAGES - 4, .order = 2, .eof = FT_FILE_PAGES - 2,
 	  .fault = FT_FILE_PAGES - 4, .first = FT_FILE_PAGES - 8,
@@ -1127,13 +1137,16 @@ static void filemap_map_pages_large_folio_range_test(struct kunit *test)
 					 PROT_READ | PROT_WRITE);
 	unsigned long mapped = c->mapped_last - c->mapped_first + 1 -
 			       (c->populated ? 1 : 0);
-	struct folio *folio;
+	pgoff_t folio_last = c->index + (1UL << c->order) - 1;
+	struct folio *folio, *f;
 	long rss_before;
 	int refs_before;
 	pgoff_t i;
 	pte_t pte;
 
 	ft_cache_large_folio(test, ft, c->index, c->order);
+	for (i = folio_last + 1; i <= folio_last + c->after; i++)
+		ft_cache_page(test, ft, i);
 	if (c->populated)
 		KUNIT_ASSERT_EQ_MSG(test, 0,
 				    ft_handle_fault(&map, c->populated,
@@ -1155,7 +1168,7 @@ static void filemap_map_pages_large_folio_range_test(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, (long)mapped,
 			    get_mm_counter_sum(map.mm, MM_FILEPAGES) - rss_before,
 			    "file RSS");
-	KUNIT_EXPECT_EQ_MSG(test, refs_before + (int)mapped,
+	KUNIT_EXPECT_EQ_MSG(test, refs_before + (int)(mapped - c->after),
 			    folio_ref_count(folio), "one reference per PTE");
 	KUNIT_EXPECT_FALSE(test, folio_test_locked(folio));
 	for (i = c->first; i <= c->last; i++) {
@@ -1166,14 +1179,18 @@ static void filemap_map_pages_large_folio_range_test(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, want, present, "PTE of page %lu", i);
 		if (!want || !present)
 			continue;
+		f = filemap_get_folio(ft->file->f_mapping, i);
+		if (IS_ERR(f)) {
+			KUNIT_FAIL(test, "page %lu mapped, not cached", i);
+			continue;
+		}
 		if (i == c->populated)
-			KUNIT_EXPECT_NE_MSG(test,
-					    page_to_pfn(folio_file_page(folio, i)),
+			KUNIT_EXPECT_NE_MSG(test, page_to_pfn(folio_file_page(f, i)),
 					    pte_pfn(pte), "populated page %lu left", i);
 		else
-			KUNIT_EXPECT_EQ_MSG(test,
-					    page_to_pfn(folio_file_page(folio, i)),
+			KUNIT_EXPECT_EQ_MSG(test, page_to_pfn(folio_file_page(f, i)),
 					    pte_pfn(pte), "page of %lu", i);
+		folio_put(f);
 	}
 	folio_put(folio);
 #else
