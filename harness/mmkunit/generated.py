@@ -20,6 +20,7 @@ import dataclasses
 import difflib
 import enum
 import json
+import math
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
@@ -37,9 +38,16 @@ from mmkunit.session import KUNIT_CONFIGS, HarnessError, Session
 
 # Every pinned function must score at least this, in percent.
 THRESHOLD = 95
-# A run longer than this is stopped and the mutant counted as a timeout
-# (a clean run of every suite takes seconds on UML, a minute under TCG).
-TIMEOUT = {'um': 60, 'x86_64': 300}
+# The baseline (the series without a mutant) is stopped after this many
+# seconds: a clean run of every suite takes seconds on UML, well under a
+# minute under TCG, and several times that under --config debug.
+BASELINE_TIMEOUT = {'um': 300, 'x86_64': 900}
+# A mutant's run longer than this many times the baseline's (boot and
+# tests, not the build), and at least MIN_TIMEOUT, is stopped and counted
+# as a timeout: cargo-mutants' rule. The margin covers a run slowed by the
+# build in the other tree.
+TIMEOUT_MULTIPLIER = 5
+MIN_TIMEOUT = {'um': 30, 'x86_64': 60}
 # What `check` runs: this many mutants of all the pinned functions, drawn
 # with this seed (mutagen.sample()), about 7 minutes on UML.
 CHECK_SAMPLE = 80
@@ -229,19 +237,29 @@ def run_generated(s: Session, req: MutantsRequest) -> int:
 	mutagen.use_parser(s.cache, s.source.install)
 	pinned = mutagen.load_pinned(s.overlay.root / 'pinned')
 	reviewed = load_equivalent(s.overlay.root / 'equivalent')
-	arch = s.build.arch
 	tree = s.prepared_tree()
+	# Held from the baseline to the last survivor's recheck: what the
+	# mutants are measured against stays what it was.
 	with tree.locked():
 		s.prepare(tree)
+		return _run(s, req, tree, pinned, reviewed)
+
+
+def _run(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
+	 pinned: Sequence[mutagen.Pinned],
+	 reviewed: Dict[str, Equivalent]) -> int:
+	arch = s.build.arch
 	found, sources = select(s, req, tree, pinned)
 	here = {p.function for p in pinned if not p.arches or arch in p.arches}
 	arches = {p.function: p.arches for p in pinned}
 	results = s.results_dir(f'{arch}-generated')
-	timeout = TIMEOUT.get(arch, 300)
-	opts = _options(s, tree, timeout)
 	print(f'mm-kunit: {len(found)} generated mutants of '
 	      f'{len({m.function for m in found})} functions')
 	started = time.monotonic()
+	timeout = 0
+	if any(m.function in here for m in found):
+		timeout = _baseline(s, tree)
+	opts = _options(s, tree, timeout)
 	comparers: Dict[Path, tce.Comparer] = {}
 
 	def job(m: mutagen.Mutant) -> jobs.Job:
@@ -303,9 +321,30 @@ def _options(s: Session, tree: trees.PreparedTree,
 	once (a crash kills the mutant; the tests after it need not run)."""
 	opts = s.with_accel(s.run_options(), tree)
 	opts.quiet = True
-	opts.kunit_args = [*opts.kunit_args, f'--timeout={timeout}']
+	if timeout:
+		opts.kunit_args = [*opts.kunit_args, f'--timeout={timeout}']
 	opts.rerun_after_crash = False
 	return opts
+
+
+def mutant_timeout(arch: str, baseline: RunResult) -> int:
+	"""The seconds a mutant's run may take, from the baseline's."""
+	return max(MIN_TIMEOUT.get(arch, 60),
+		   math.ceil(TIMEOUT_MULTIPLIER * jobs.run_seconds(baseline)))
+
+
+def _baseline(s: Session, tree: trees.PreparedTree) -> int:
+	"""Builds and runs the series without a mutant (jobs.baseline(), which
+	fails if it does not pass); returns the mutants' timeout."""
+	arch = s.build.arch
+	base = jobs.baseline(s, tree, _options(
+		s, tree, BASELINE_TIMEOUT.get(arch, 900)))
+	timeout = mutant_timeout(arch, base)
+	print(f'mm-kunit: baseline{" --config " + s.build.config if s.build.config else ""}: '
+	      f'{base.count(Status.PASS)} passed, {base.count(Status.SKIP)} '
+	      f'skipped, its kernel ran {jobs.run_seconds(base):.0f} s; a '
+	      f'mutant\'s run is stopped after {timeout} s')
+	return timeout
 
 
 def _recheck(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
@@ -321,10 +360,10 @@ def _recheck(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 		return scored
 	checked = Session(s.source, dataclasses.replace(s.build, config=CHECKERS),
 			  s.without, s.tarball)
-	timeout = TIMEOUT.get(arch, 300)
-	opts = _options(checked, tree, timeout)
 	print(f'mm-kunit: {len(survivors)} survivors again, under '
 	      f'--config {CHECKERS}')
+	timeout = _baseline(checked, tree)
+	opts = _options(checked, tree, timeout)
 
 	def job(r: Scored) -> jobs.Job:
 		def run(t: trees.PreparedTree) -> Scored:

@@ -13,7 +13,7 @@ from mmkunit import overlay as ov
 from mmkunit import progress
 from mmkunit import runner
 from mmkunit import trees
-from mmkunit.session import Session
+from mmkunit.session import HarnessError, Session
 
 # A job runs in the tree it is given and returns its result.
 Job = Callable[[trees.PreparedTree], object]
@@ -35,6 +35,35 @@ def run_in(s: Session, t: trees.PreparedTree, overlay: ov.Overlay,
 		t.src, t.build_dir(s.build_key), opts,
 		runner.new_results_dir(s.cache, label.replace(' ', '-')),
 		prebuilt_config=code_only(extra))
+
+
+def baseline(s: Session, tree: trees.PreparedTree,
+	     opts: runner.RunOptions) -> runner.RunResult:
+	"""The bare series configured, built and run in tree, before any
+	job: what the jobs are measured against. It must pass, or every
+	mutant would look killed; its build is what a job builds on, and
+	its run time sets the jobs' timeout. HarnessError if it fails."""
+	with tree.locked():
+		tree.prepare(s.overlay, refresh_source=s.refresh_source)
+		results = runner.new_results_dir(s.cache, 'baseline')
+		runner.configure(tree.src, tree.build_dir(s.build_key), opts,
+				 results / 'kunit-config.out')
+		progress.progress('baseline: the series without a mutant')
+		result = runner.run_kunit(tree.src, tree.build_dir(s.build_key),
+					  opts, results, prebuilt_config=True)
+	if not result.ok:
+		why = (f'{len(result.failed)} tests failed' if result.failed
+		       else result.complaints[0] if result.complaints
+		       else result.error or 'kunit.py failed')
+		raise HarnessError(f'the suites do not pass without a mutant '
+				   f'({why}; see {results}), so no mutant can '
+				   'be measured')
+	return result
+
+
+def run_seconds(result: runner.RunResult) -> float:
+	"""How long a run's kernel ran (boot and tests), its build left out."""
+	return max(0.0, (result.seconds or 0.0) - (result.build_seconds or 0.0))
 
 
 def run_jobs(s: Session, tree: trees.PreparedTree, workers: int,

@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set
 
@@ -38,6 +39,18 @@ FIXES_TARBALL = Path('/usr/src/linux-source-6.1.tar.xz')
 
 class TreeError(Exception):
 	"""A source or tree cannot be used; the message says why."""
+
+
+# The trees this thread holds (PreparedTree.locked()): flock() would make
+# a second hold of the same tree wait for the first.
+_LOCAL = threading.local()
+
+
+def _held() -> Set[Path]:
+	held: Optional[Set[Path]] = getattr(_LOCAL, 'held', None)
+	if held is None:
+		held = _LOCAL.held = set()
+	return held
 
 
 def cache_dir() -> Path:
@@ -124,7 +137,13 @@ class PreparedTree:
 
 	@contextlib.contextmanager
 	def locked(self) -> Iterator[None]:
-		"""Holds the tree for one harness run; another run waits."""
+		"""Holds the tree for one harness run; another run waits. A
+		thread that holds it already may take it again (a baseline,
+		then the jobs that are measured against it)."""
+		held = _held()
+		if self.base in held:
+			yield
+			return
 		self.base.mkdir(parents=True, exist_ok=True)
 		with open(self.base / 'lock', 'w') as f:
 			try:
@@ -132,7 +151,11 @@ class PreparedTree:
 			except BlockingIOError:
 				progress(f'waiting for another run using {self.base}')
 				fcntl.flock(f, fcntl.LOCK_EX)
-			yield
+			held.add(self.base)
+			try:
+				yield
+			finally:
+				held.discard(self.base)
 
 	def _load_state(self) -> Dict[str, Any]:
 		try:

@@ -108,14 +108,20 @@ def test_survivors_run_again_under_the_checkers(
 					complaints=['WARNING: suspicious RCU usage']
 					if line == 2 else [], booted=True)
 
+	def baseline(s, tree, opts):
+		seen.append((s.build.config, 'baseline'))
+		return runner.RunResult(0, [runner.CaseResult('s.a', P)], tmp_path,
+					booted=True, seconds=10.0)
+
 	monkeypatch.setattr(gen.jobs, 'run_in', run_in)
+	monkeypatch.setattr(gen.jobs, 'baseline', baseline)
 	monkeypatch.setattr(gen.jobs, 'run_jobs',
 			    lambda s, tree, workers, jobs, opts:
 			    [j(tree) for j in jobs])
 	(tmp_path / 'kunit.out').write_text('')
 	s = Session(request.Source(cache=tmp_path))
 	out = gen._recheck(s, request.MutantsRequest(), None, rs)
-	assert seen == [('debug', 'f:2:5:ror:<=.patch'),
+	assert seen == [('debug', 'baseline'), ('debug', 'f:2:5:ror:<=.patch'),
 			('debug', 'f:3:5:ror:<=.patch')]
 	assert [r.outcome for r in out] == [O.KILLED, O.KILLED, O.SURVIVED,
 					    O.EQUIVALENT]
@@ -127,6 +133,72 @@ def test_survivors_run_again_under_the_checkers(
 	seen.clear()
 	assert gen._recheck(debug, request.MutantsRequest(), None, rs) == rs
 	assert not seen
+
+
+def test_timeout_is_five_baselines_and_at_least_the_minimum(
+		tmp_path: Path) -> None:
+	"""cargo-mutants' rule: a mutant's run may take five times the
+	baseline's kernel run (its build left out), never less than the
+	arch's minimum."""
+	def base(seconds: float, build: float) -> runner.RunResult:
+		return runner.RunResult(0, [], tmp_path, seconds=seconds,
+					build_seconds=build)
+	assert gen.mutant_timeout('x86_64', base(50.0, 20.0)) == 150
+	assert gen.mutant_timeout('um', base(40.2, 34.0)) == 32
+	assert gen.mutant_timeout('um', base(9.0, 4.0)) == gen.MIN_TIMEOUT['um']
+	assert gen.mutant_timeout('x86_64', base(30.0, 25.0)) == \
+		gen.MIN_TIMEOUT['x86_64']
+
+
+class _Tree:
+	"""What jobs.baseline() asks of a prepared tree."""
+	def __init__(self, root: Path) -> None:
+		self.src = root
+		self.prepared = 0
+
+	def locked(self):
+		import contextlib
+		return contextlib.nullcontext()
+
+	def prepare(self, overlay, extra=(), refresh_source=False) -> None:
+		assert not extra
+		self.prepared += 1
+
+	def build_dir(self, key: str) -> Path:
+		return self.src / f'build-{key}'
+
+
+@pytest.mark.parametrize('result, why', [
+	(runner.RunResult(1, [runner.CaseResult('s.a', P),
+			      runner.CaseResult('s.b', F)], Path()),
+	 '1 tests failed'),
+	(runner.RunResult(0, [runner.CaseResult('s.a', P)], Path(),
+			  complaints=['WARNING: suspicious RCU usage']),
+	 'WARNING: suspicious RCU usage'),
+	(runner.RunResult(2, [], Path(), error='the kernel did not build'),
+	 'the kernel did not build'),
+])
+def test_baseline_that_does_not_pass_measures_nothing(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+		result: runner.RunResult, why: str) -> None:
+	"""Without a passing baseline every mutant would look killed: the
+	run stops with a one-line error that says why."""
+	from mmkunit import jobs, request
+	from mmkunit.session import HarnessError, Session
+	monkeypatch.setattr(jobs.runner, 'configure', lambda *a: None)
+	monkeypatch.setattr(jobs.runner, 'run_kunit', lambda *a, **k: result)
+	s = Session(request.Source(cache=tmp_path))
+	with pytest.raises(HarnessError) as e:
+		jobs.baseline(s, _Tree(tmp_path), runner.RunOptions())
+	assert f'the suites do not pass without a mutant ({why};' in \
+		str(e.value)
+	assert '\n' not in str(e.value)
+	good = runner.RunResult(0, [runner.CaseResult('s.a', P)], tmp_path,
+				booted=True)
+	monkeypatch.setattr(jobs.runner, 'run_kunit', lambda *a, **k: good)
+	tree = _Tree(tmp_path)
+	assert jobs.baseline(s, tree, runner.RunOptions()) is good
+	assert tree.prepared == 1
 
 
 def test_changed_lines_and_moved_lines() -> None:

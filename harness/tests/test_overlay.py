@@ -287,6 +287,22 @@ def test_prepared_tree_lock_makes_a_second_run_wait(tmp_path: Path,
 	assert order == ['first done', 'second']
 
 
+def test_prepared_tree_lock_may_be_taken_again_by_its_holder(
+		tmp_path: Path, kernel_tree: Path) -> None:
+	"""A run that holds its tree (a baseline, then the mutants measured
+	against it) takes it again without waiting for itself, and still
+	holds it after the inner hold ends."""
+	import fcntl
+	tree = trees.user_tree(tmp_path / 'cache', kernel_tree)
+	with tree.locked():
+		with tree.locked():
+			pass
+		with open(tree.base / 'lock') as f, pytest.raises(BlockingIOError):
+			fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+	with open(tree.base / 'lock') as f:
+		fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
 def test_overlay_is_a_snapshot(overlay_dir: Path, kernel_tree: Path) -> None:
 	o = ov.Overlay.load(overlay_dir)
 	(overlay_dir / 'mm/tests/foo_kunit.h').write_text('/* edited later */\n')
