@@ -286,7 +286,7 @@ def _run(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 
 	try:
 		done = jobs.run_jobs(s, tree, req.workers, [job(m) for m in found],
-				     opts)
+				     opts, configured=bool(timeout))
 	finally:
 		for c in comparers.values():
 			c.close()
@@ -384,7 +384,8 @@ def _recheck(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 		return run
 
 	done = jobs.run_jobs(checked, tree, req.workers,
-			     [job(scored[i]) for i in survivors], opts)
+			     [job(scored[i]) for i in survivors], opts,
+			     configured=True)
 	out = list(scored)
 	for i, r in zip(survivors, done):
 		if isinstance(r, Scored):

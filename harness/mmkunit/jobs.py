@@ -67,22 +67,24 @@ def run_seconds(result: runner.RunResult) -> float:
 
 
 def run_jobs(s: Session, tree: trees.PreparedTree, workers: int,
-	     jobs: Sequence[Job], opts: runner.RunOptions) -> List[object]:
+	     jobs: Sequence[Job], opts: runner.RunOptions,
+	     configured: bool = False) -> List[object]:
 	"""Runs the jobs in tree and up to workers - 1 copies of it, each
 	tree one job at a time; returns their results in the jobs' order.
-	Every tree holds the bare series again afterwards, also when
+	configured: baseline() has just configured and built tree. Every
+	tree holds the bare series again afterwards, also when
 	interrupted."""
 	copies = [tree] + [tree.worker(n) for n in
 			   range(2, min(workers, len(jobs)) + 1)]
 	with contextlib.ExitStack() as stack:
 		for t in copies:
 			stack.enter_context(t.locked())
-		return _run(s, tree, copies, jobs, opts)
+		return _run(s, tree, copies, jobs, opts, configured)
 
 
 def _run(s: Session, tree: trees.PreparedTree,
 	 workers: Sequence[trees.PreparedTree], jobs: Sequence[Job],
-	 opts: runner.RunOptions) -> List[object]:
+	 opts: runner.RunOptions, configured: bool) -> List[object]:
 	results: List[object] = [None] * len(jobs)
 	todo = list(range(len(jobs)))
 	lock = threading.Lock()
@@ -99,9 +101,11 @@ def _run(s: Session, tree: trees.PreparedTree,
 	ready = [tree]
 	try:
 		tree.prepare(s.overlay, refresh_source=s.refresh_source)
-		runner.configure(tree.src, tree.build_dir(s.build_key), opts,
-				 runner.new_results_dir(s.cache, 'mutants-config')
-				 / 'kunit-config.out')
+		if not configured:
+			runner.configure(tree.src, tree.build_dir(s.build_key),
+					 opts, runner.new_results_dir(
+						 s.cache, 'mutants-config')
+					 / 'kunit-config.out')
 		if len(workers) > 1 and todo and \
 		   not (tree.build_dir(s.build_key) / 'vmlinux').is_file():
 			# Build once here, so that the other trees copy a built

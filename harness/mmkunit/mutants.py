@@ -246,7 +246,12 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 	todo = [mutant_job(m) for m in chosen]
 	todo += [before_fix_job(names) for names in
 		 (before_fix_trees(s.overlay) if full else [])]
-	done = jobs.run_jobs(s, tree, req.workers, todo, opts)
+	with tree.locked():
+		# A mutant is killed if a test fails: only if every test passes
+		# without one (jobs.baseline(), which stops the run if not).
+		jobs.baseline(s, tree, opts)
+		done = jobs.run_jobs(s, tree, req.workers, todo, opts,
+				     configured=True)
 	results = [r for r in done if isinstance(r, MutantResult)]
 	before_fix = [r for r in done if isinstance(r, BeforeFixResult)]
 

@@ -65,6 +65,10 @@ FAKE_KUNIT_PY = textwrap.dedent('''\
 	# Runs of a built kernel (exec) may replay another saved run.
 	if args[0] == 'exec' and os.environ.get('FAKE_KUNIT_EXEC_RUN'):
 		run = os.environ['FAKE_KUNIT_EXEC_RUN']
+	# A baseline (its results directory says so) may replay its own.
+	if 'baseline' in opts.get('json', '') and \
+	   os.environ.get('FAKE_KUNIT_BASELINE_RUN'):
+		run = os.environ['FAKE_KUNIT_BASELINE_RUN']
 	log_dir = opts.get('build_dir') or os.path.dirname(opts['json'])
 	os.makedirs(log_dir, exist_ok=True)
 	with open(os.path.join(log_dir, 'kunit-argv.txt'), 'a') as f:
@@ -193,7 +197,8 @@ FAIL_RUN = FIXTURES / 'kunit/swap-fail'
 def env_for(overlay_dir: Path, run: Path) -> Dict[str, str]:
 	"""The environment that points run_kunit.sh at the fake overlay and
 	makes the fake kunit.py replay run."""
-	return {'MM_KUNIT_OVERLAY': str(overlay_dir), 'FAKE_KUNIT_RUN': str(run)}
+	return {'MM_KUNIT_OVERLAY': str(overlay_dir), 'FAKE_KUNIT_RUN': str(run),
+		'FAKE_KUNIT_BASELINE_RUN': str(PASS_RUN)}
 
 
 def results_dir(stdout: str) -> Path:

@@ -116,7 +116,7 @@ def test_survivors_run_again_under_the_checkers(
 	monkeypatch.setattr(gen.jobs, 'run_in', run_in)
 	monkeypatch.setattr(gen.jobs, 'baseline', baseline)
 	monkeypatch.setattr(gen.jobs, 'run_jobs',
-			    lambda s, tree, workers, jobs, opts:
+			    lambda s, tree, workers, jobs, opts, configured:
 			    [j(tree) for j in jobs])
 	(tmp_path / 'kunit.out').write_text('')
 	s = Session(request.Source(cache=tmp_path))

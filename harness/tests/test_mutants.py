@@ -78,11 +78,28 @@ def test_mutants_command(overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
 	# The mutant is taken out of the prepared tree again.
 	src = next(cache.glob('trees/*/src'))
 	assert b'x + 1' in (src / 'mm/foo.c').read_bytes()
-	# Configured once; each mutant is built with make and run with exec.
+	# Configured once; the baseline, then each mutant, is built with
+	# make and run with exec.
 	calls = [line.split()[0] for line in
 		 next(cache.glob('trees/*/build-um/kunit-argv.txt'))
 		 .read_text().splitlines()]
-	assert calls == ['config', 'exec']
+	assert calls == ['config', 'exec', 'exec']
+
+
+def test_mutants_need_a_baseline_that_passes(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	"""If the suites fail without a mutant, every mutant would look
+	killed: the matrix stops before any, with a one-line error."""
+	cache = tmp_path / 'c'
+	env = dict(env_for(overlay_dir, FAIL_RUN),
+		   FAKE_KUNIT_BASELINE_RUN=str(FAIL_RUN))
+	p = run_cli('mutants', '--kernel', str(kernel_tree), '--cache', str(cache),
+		    '--no-install', 'foo-off-by-one', env=env)
+	assert p.returncode == 2, p.stdout + p.stderr
+	assert 'the suites do not pass without a mutant (' in p.stderr
+	assert 'foo-off-by-one.patch: killed' not in p.stdout
+	calls = next(cache.glob('trees/*/build-um/kunit-argv.txt')).read_text()
+	assert len(calls.splitlines()) == 2, calls
 
 
 def test_full_mutant_run_fails_on_tests_no_mutant_fails(
