@@ -297,6 +297,7 @@ struct swap_vma_ra_win_case {
 	unsigned long vm_start, vm_end;	/* pages */
 	unsigned long prev, fault;	/* pages */
 	unsigned int prev_win, hits;
+	bool no_info;			/* no fault recorded: info 0 */
 	unsigned int win;		/* expected */
 	unsigned long start, end;	/* expected, pages, or UNTOUCHED */
 	bool info_untouched;		/* expected: ra info not rewritten */
@@ -305,7 +306,8 @@ struct swap_vma_ra_win_case {
 /*
  * page_cluster 3 allows at most 8 pages. With 2 hits the window is 4 pages,
  * with 5 hits 8 pages; with none, 1 page (2 if sequential), but never less
- * than half the last window. Forward sequential: the window starts at the fault.
+ * than half the last window. A VMA with no fault recorded yet starts from 4
+ * hits. Forward sequential: the window starts at the fault.
  * Backward sequential: it ends at (and includes) the fault. Otherwise it is
  * centred on the fault, (win - 1) / 2 pages before it. The result is clipped
  * to the VMA and to the PMD-sized region that holds the fault.
@@ -406,6 +408,12 @@ static const struct swap_vma_ra_win_case swap_vma_ra_win_cases[] = {
 		.start = ST_MID - 15, .end = ST_MID + 17,
 	},
 	{
+		.desc = "no fault recorded yet: 4 hits centre an 8-page window",
+		.page_cluster = 3, .vm_start = 0, .vm_end = 4 * ST_PMD_PAGES,
+		.no_info = true, .fault = ST_MID, .win = 8,
+		.start = ST_MID - 3, .end = ST_MID + 5,
+	},
+	{
 		.desc = "a 1-page window is no readahead",
 		.page_cluster = 3, .vm_start = 0, .vm_end = 4 * ST_PMD_PAGES,
 		.prev = ST_MID + 50, .fault = ST_MID,
@@ -457,7 +465,8 @@ static void swap_vma_ra_win_test(struct kunit *test)
 	unsigned int win;
 
 	mm_kunit_set_knob(test, page_cluster, c->page_cluster);
-	prev_info = SWAP_RA_VAL(ST_ADDR_OF(c->prev), c->prev_win, c->hits);
+	prev_info = c->no_info ? 0 :
+		    SWAP_RA_VAL(ST_ADDR_OF(c->prev), c->prev_win, c->hits);
 	vma = st_alloc_vma(test, ST_ADDR_OF(c->vm_start),
 			   ST_ADDR_OF(c->vm_end), prev_info);
 	start = ST_UNTOUCHED;
@@ -592,6 +601,28 @@ static void swap_cache_get_folio_vma_hit_once_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 3UL,
 			SWAP_RA_HITS(atomic_long_read(&vma->swap_readahead_info)));
 	KUNIT_EXPECT_FALSE(test, folio_test_readahead(folio));
+}
+
+/*
+ * A hit in a VMA with no fault recorded yet counts from the 4 hits such a
+ * VMA starts with, and records the address of the hit, with no window.
+ */
+static void swap_cache_get_folio_first_hit_test(struct kunit *test)
+{
+	struct vm_area_struct *vma;
+	struct folio *folio;
+	unsigned long info;
+
+	st_use_vma_readahead(test);
+	folio = st_add_folio(test, ST_OFFSET, true);
+	vma = st_alloc_vma(test, ST_BASE, ST_ADDR_OF(4 * ST_PMD_PAGES), 0);
+
+	KUNIT_ASSERT_PTR_EQ(test, folio, st_lookup(test, vma));
+
+	info = atomic_long_read(&vma->swap_readahead_info);
+	KUNIT_EXPECT_EQ_MSG(test, 5UL, SWAP_RA_HITS(info), "VMA hits");
+	KUNIT_EXPECT_EQ_MSG(test, 0UL, SWAP_RA_WIN(info), "window");
+	KUNIT_EXPECT_EQ_MSG(test, ST_FAULT, SWAP_RA_ADDR(info), "address");
 }
 
 static void swap_cache_get_folio_miss_test(struct kunit *test)
@@ -1114,6 +1145,7 @@ static struct kunit_case swap_readahead_test_cases[] = {
 	KUNIT_CASE_PARAM(swap_cache_get_folio_vma_hit_test,
 			 st_vma_hit_gen_params),
 	KUNIT_CASE(swap_cache_get_folio_vma_hit_once_test),
+	KUNIT_CASE(swap_cache_get_folio_first_hit_test),
 	KUNIT_CASE(swap_cache_get_folio_miss_test),
 	KUNIT_CASE(swap_cache_get_folio_large_folio_no_hit_test),
 	KUNIT_CASE_PARAM(swap_cache_get_folio_global_hit_test,

@@ -1101,6 +1101,42 @@ static void prepare_scan_control_outputs_test(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, 5UL, sc.file_cost, "file_cost");
 }
 
+/*
+ * Under the multi-gen LRU, prepare_scan_control() decides nothing: the
+ * classic LRU's outputs stay as the round before left them, though file
+ * refaulted and the lruvec's costs moved, which on the classic LRU would
+ * change every one of them.
+ */
+static void prepare_scan_control_mglru_decides_nothing_test(struct kunit *test)
+{
+	struct vt_node node = vt_node_create(test);
+	const unsigned long lists[NR_LRU_LISTS] = VT_BALANCED;
+	struct scan_control sc = {
+		.priority = DEF_PRIORITY,
+		.reclaim_idx = MAX_NR_ZONES - 1,
+		.may_deactivate = DEACTIVATE_ANON,
+		.cache_trim_mode = 1,
+		.file_is_tiny = 1,
+		.anon_cost = 7,
+		.file_cost = 11,
+	};
+
+	vt_switch_lru_gen(test, true);
+	node.lruvec->anon_cost = 3;
+	node.lruvec->file_cost = 5;
+	vt_set_refaults(test, &node, false, true);
+	vt_set_lists(test, &node, lists);
+
+	prepare_scan_control(node.pgdat, &sc);
+
+	KUNIT_EXPECT_EQ_MSG(test, (unsigned int)DEACTIVATE_ANON,
+			    (unsigned int)sc.may_deactivate, "may_deactivate");
+	KUNIT_EXPECT_TRUE_MSG(test, sc.cache_trim_mode, "cache_trim_mode");
+	KUNIT_EXPECT_TRUE_MSG(test, sc.file_is_tiny, "file_is_tiny");
+	KUNIT_EXPECT_EQ_MSG(test, 7UL, sc.anon_cost, "anon_cost");
+	KUNIT_EXPECT_EQ_MSG(test, 11UL, sc.file_cost, "file_cost");
+}
+
 struct vt_count_case {
 	const char *desc;
 	bool no_swap;
@@ -1308,6 +1344,7 @@ static void prepare_scan_control_test(struct kunit *test)
 static struct kunit_case vt_balance_test_cases[] = {
 	KUNIT_CASE_PARAM(prepare_scan_control_test, vt_balance_gen_params),
 	KUNIT_CASE_PARAM(prepare_scan_control_outputs_test, vt_prepare_gen_params),
+	KUNIT_CASE(prepare_scan_control_mglru_decides_nothing_test),
 	KUNIT_CASE_PARAM(get_scan_count_test, vt_count_gen_params),
 	{}
 };
