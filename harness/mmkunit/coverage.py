@@ -28,6 +28,12 @@ Only UML: x86_64 would need gcov-kernel in the QEMU guest and the data
 copied out of debugfs. What only runs under x86_64 (large folios, THP,
 two CPUs) is therefore not measured here; the pinned functions marked for
 x86_64 in kernel/pinned are listed as such.
+
+Every branch of a pinned function must be taken, or its line listed in the
+overlay's `untaken` file with the reason no test can take it under UML
+(FUNCTION:LINE | reason): a branch not taken and not listed is a missing
+test, and fails the command, as does an entry whose line has no branch
+left untaken.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from mmkunit import deps
+from mmkunit import listfile
 from mmkunit import mutagen
 from mmkunit import progress
 from mmkunit import runs
@@ -96,6 +103,37 @@ class Row:
 	untaken: Dict[int, int] = dataclasses.field(default_factory=dict)
 	note: str = ''
 
+	def unlisted(self, listed: Dict[str, str]) -> List[int]:
+		"""The lines with a branch not taken that listed gives no
+		reason for."""
+		return [n for n in sorted(self.untaken)
+			if f'{self.function}:{n}' not in listed]
+
+
+def load_untaken(path: Path) -> Dict[str, str]:
+	"""FUNCTION:LINE | reason, one per line: lines of the pinned functions
+	with a branch no test can take on this arch, and why."""
+	out: Dict[str, str] = {}
+	if not path.is_file():
+		return out
+	for where, raw, parts in listfile.entries(path.read_text(), str(path)):
+		key = parts[0].split(':')
+		if len(parts) != 2 or not parts[1] or len(key) != 2 or \
+		   not key[1].isdigit():
+			raise HarnessError(f'{where}: want "FUNCTION:LINE | reason", '
+					   f'got: {raw}')
+		out[parts[0]] = parts[1]
+	return out
+
+
+def stale(table: Sequence[Row], listed: Dict[str, str]) -> List[str]:
+	"""Entries of listed whose line has no branch left untaken (the tests
+	take it now, or the line moved), among the functions measured."""
+	measured = {r.function: r for r in table if not r.note}
+	return [key for key in listed
+		if key.split(':')[0] in measured and
+		int(key.split(':')[1]) not in measured[key.split(':')[0]].untaken]
+
 
 def rows(pinned: Sequence[mutagen.Pinned], data: Dict[str, FileData],
 	 sources: Dict[str, bytes], arch: str) -> List[Row]:
@@ -132,19 +170,43 @@ def _pct(part: int, whole: int) -> str:
 	return f'{100.0 * part / whole:.0f}%' if whole else '-'
 
 
-def report(table: Sequence[Row]) -> str:
-	head = ('function', 'lines', 'branches', 'branches not taken (line: how many)')
+def report(table: Sequence[Row], listed: Dict[str, str]) -> str:
+	"""The table, then each listed line with its reason."""
+	head = ('function', 'lines', 'branches',
+		'branches not taken (line: how many), * if listed')
 	cells = [head]
 	for r in table:
 		cells.append((r.function,
 			      r.note and '-' or f'{r.lines_hit}/{r.lines} {_pct(r.lines_hit, r.lines)}',
 			      r.note and '-' or f'{r.branches_taken}/{r.branches} '
 			      f'{_pct(r.branches_taken, r.branches)}',
-			      r.note or ', '.join(f'{n}: {c}' for n, c in
-						  sorted(r.untaken.items())) or 'none'))
+			      r.note or ', '.join(
+				      f'{n}: {c}' + ('*' if f'{r.function}:{n}' in listed
+						     else '')
+				      for n, c in sorted(r.untaken.items())) or 'none'))
 	widths = [max(len(c[i]) for c in cells) for i in range(3)]
-	return '\n'.join('  ' + '  '.join(c.ljust(w) for c, w in zip(row[:3], widths))
-			 + '  ' + row[3] for row in cells)
+	lines = ['  ' + '  '.join(c.ljust(w) for c, w in zip(row[:3], widths))
+		 + '  ' + row[3] for row in cells]
+	shown = [(f'{r.function}:{n}', listed[f'{r.function}:{n}'])
+		 for r in table for n in sorted(r.untaken)
+		 if f'{r.function}:{n}' in listed]
+	if shown:
+		lines += ['', '* Not taken under UML, and why']
+		lines += [f'  {key}: {why}' for key, why in shown]
+	return '\n'.join(lines)
+
+
+def verdict(table: Sequence[Row], listed: Dict[str, str],
+	    path: Path) -> List[str]:
+	"""One line for each branch not taken that path does not list, and
+	for each entry of path that no longer names one: empty if none."""
+	out = [f'mm-kunit: {r.function}:{n}: {r.untaken[n]} branch'
+	       f'{"es" if r.untaken[n] > 1 else ""} never taken, and not '
+	       f'listed in {path} with why no test can take it'
+	       for r in table for n in r.unlisted(listed)]
+	out += [f'mm-kunit: {key} is listed in {path} but has no branch left '
+		'untaken' for key in stale(table, listed)]
+	return out
 
 
 def libgcov_dir(cache: Path) -> Path:
@@ -174,6 +236,8 @@ def run_coverage(s: Session) -> int:
 	s.ensure_deps(deps.COVERAGE)
 	mutagen.use_parser(s.cache, s.source.install)
 	pinned = mutagen.load_pinned(s.overlay.root / 'pinned')
+	untaken_list = s.overlay.root / 'untaken'
+	listed = load_untaken(untaken_list)
 	tree = s.prepared_tree()
 	build = tree.build_dir(s.build_key)
 	s.env['LIBRARY_PATH'] = ':'.join(
@@ -216,6 +280,9 @@ def run_coverage(s: Session) -> int:
 	table = rows(pinned, parse_info(info.read_text()), sources,
 		     s.build.arch)
 	print('\nCoverage of the pinned functions by the suites (UML)')
-	print(report(table))
+	print(report(table, listed))
+	problems = verdict(table, listed, untaken_list)
+	for line in problems:
+		print(line)
 	print(f'mm-kunit: HTML in {out / "coverage-html" / "index.html"}')
-	return EXIT_OK if result.ok else EXIT_TESTS_FAILED
+	return EXIT_OK if result.ok and not problems else EXIT_TESTS_FAILED

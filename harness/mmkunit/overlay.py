@@ -36,8 +36,9 @@ from mmkunit import expected as ex
 _NON_FILE_DIRS = ('patches', 'mutants', 'compat')
 # Files at the top of an overlay that are about it, not for the tree: a
 # list of the tests each fix stands for (expected.py), the functions the
-# suites pin and the survivors argued equivalent (generated.py).
-_NON_FILE_FILES = ('expected', 'pinned', 'equivalent')
+# suites pin and the survivors argued equivalent (generated.py), and the
+# branches no test can take (coverage.py).
+_NON_FILE_FILES = ('expected', 'pinned', 'equivalent', 'untaken')
 
 _DIFF_GIT_RE = re.compile(r'^diff --git a/(\S+) b/(\S+)$')
 _PLUS_RE = re.compile(r'^\+\+\+ b/(\S+)')

@@ -193,6 +193,9 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 		'mutants um generated': MutantsRequest(
 			src, on('um'), generated=True,
 			sample=generated.CHECK_SAMPLE, seed=generated.CHECK_SEED),
+		# Every branch of the pinned functions taken, or listed in
+		# kernel/untaken with why none can be (docs/coverage.md).
+		'coverage um': CoverageRequest(src, on('um')),
 		'replay um': ReplayRequest(src, on('um')),
 		# The proposal's setup: about 6 minutes in two trees.
 		'replay um seed': ReplayRequest(src, on('um'), scale=Scale.SEED),
@@ -215,7 +218,7 @@ def check(req: CheckRequest) -> int:
 	outcome: Dict[str, int] = {}
 	# Install everything first: the selftests run the harness too.
 	Session(req.source, req.build).ensure_deps(
-		deps.SELFTEST, deps.X86_64, deps.REPLAY,
+		deps.SELFTEST, deps.X86_64, deps.REPLAY, deps.COVERAGE,
 		deps.source_for(trees.FIXES_TARBALL))
 	for name, step in steps.items():
 		print(f'\n=== check: {name} ===', flush=True)

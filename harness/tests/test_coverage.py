@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -60,6 +61,44 @@ def test_rows_count_only_the_pinned_function() -> None:
 	assert (row.branches, row.branches_taken, row.untaken) == (2, 1, {8: 1})
 	assert 'x86_64 only' in elsewhere.note
 	lines = [' '.join(l.split()) for l in
-		 coverage.report([row, elsewhere]).splitlines()]
+		 coverage.report([row, elsewhere], {}).splitlines()]
 	assert 'pinned 3/3 100% 1/2 50% 8: 1' in lines
 	assert 'pinned - - runs on x86_64 only: not measured' in lines
+
+
+def test_a_branch_not_taken_is_listed_with_why_or_fails(
+		tmp_path: Path) -> None:
+	"""A branch no test takes fails the command unless its line is listed
+	with a reason; a listed line whose branches are all taken fails it
+	too, so that the list cannot outlive what it excuses."""
+	row = coverage.Row('pinned', 'mm/x.c', branches=4, branches_taken=1,
+			   untaken={8: 2, 12: 1})
+	path = tmp_path / 'untaken'
+	path.write_text('# why\npinned:8 | only a bug takes it\n'
+			'pinned:20 | moved away\nother:5 | not measured here\n')
+	listed = coverage.load_untaken(path)
+	assert listed['pinned:8'] == 'only a bug takes it'
+	assert row.unlisted(listed) == [12]
+	other = coverage.Row('other', 'mm/y.c', note='runs on x86_64 only')
+	problems = coverage.verdict([row, other], listed, path)
+	assert problems == [
+		f'mm-kunit: pinned:12: 1 branch never taken, and not listed in '
+		f'{path} with why no test can take it',
+		f'mm-kunit: pinned:20 is listed in {path} but has no branch '
+		'left untaken']
+	text = coverage.report([row], listed)
+	assert '8: 2*, 12: 1' in text
+	assert '  pinned:8: only a bug takes it' in text
+	assert coverage.verdict([coverage.Row('pinned', 'mm/x.c', branches=2,
+					      branches_taken=2)], {}, path) == []
+
+
+@pytest.mark.parametrize('text', ['pinned:8\n', 'pinned | why\n',
+				  'pinned:x | why\n', 'pinned:8 | \n'])
+def test_untaken_list_entries_need_a_line_and_a_reason(
+		tmp_path: Path, text: str) -> None:
+	from mmkunit.session import HarnessError
+	path = tmp_path / 'untaken'
+	path.write_text(text)
+	with pytest.raises(HarnessError, match='want "FUNCTION:LINE | reason"'):
+		coverage.load_untaken(path)

@@ -73,6 +73,9 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	assert (sample.generated, sample.sample, sample.seed,
 		sample.build.arch) == (True, generated.CHECK_SAMPLE,
 				       generated.CHECK_SEED, 'um')
+	cov = steps['coverage um']
+	assert isinstance(cov, request.CoverageRequest)
+	assert (cov.build.arch, cov.build.config) == ('um', None)
 	run = steps['run x86_64 refs']
 	assert isinstance(run, request.RunRequest)
 	assert session.Session(run.source).tarball == trees.DEFAULT_TARBALL
