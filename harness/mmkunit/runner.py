@@ -195,16 +195,23 @@ def ccache_options(ccache_dir: Path) -> RunOptions:
 	from __FILE__ (test failures would name ../src/mm/...). A tree
 	prepared anew at the same place (a CI machine with the same cache
 	path) hits the cache as it is.
+
+	ccache runs in its default (direct) mode, never in depend mode: depend
+	mode knows a unit's inputs only from the -MMD list, which leaves out
+	what an .incbin directive reads. x86_64's bzImage embeds the
+	compressed kernel through arch/x86/boot/compressed/piggy.S, whose
+	text changes only with the kernel's sizes: in depend mode a rebuilt
+	kernel of the same sizes as one built before got that build's
+	piggy.o, and QEMU booted the old kernel. Direct mode sees .incbin
+	and compiles such a unit every time.
 	"""
 	return RunOptions(
 		make_options=('CC=ccache gcc', 'HOSTCC=ccache gcc'),
 		env={'CCACHE_DIR': str(ccache_dir),
 		     # Builds in other directories may share the cache.
 		     'CCACHE_NOHASHDIR': 'true',
-		     # Hash the headers kbuild's -MMD lists instead of
-		     # preprocessing each miss: a cold build costs what it
-		     # costs without ccache (211 s against 282 s for UML).
-		     'CCACHE_DEPEND': 'true'})
+		     # Not depend mode, whatever ccache.conf says (above).
+		     'CCACHE_NODEPEND': 'true'})
 
 
 def kunit_command(tree: Path, build_dir: Path, opts: RunOptions,

@@ -216,3 +216,34 @@ def test_a_slash_in_a_label_stays_in_the_directory_name(tmp_path: Path) -> None:
 	d = runner.new_results_dir(tmp_path, 'mutant-f:3:20:aor:/-debug')
 	assert d.parent == tmp_path / 'results'
 	assert d.name.endswith('-mutant-f:3:20:aor:%2F-debug')
+
+
+def test_ccache_rebuilds_what_an_incbin_reads(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	"""x86_64's bzImage embeds the kernel through piggy.S's .incbin, and
+	piggy.S changes only with the kernel's sizes: with the harness's
+	ccache options, a unit whose .incbin'd file changed is compiled
+	again, not taken from the cache (depend mode took it, and QEMU booted
+	a kernel built before), also if ccache.conf asks for depend mode."""
+	import os
+	import shutil
+	import subprocess
+	if not shutil.which('ccache') or not shutil.which('gcc'):
+		pytest.skip('needs ccache and gcc')
+	opts = runner.ccache_options(tmp_path / 'ccache')
+	monkeypatch.setenv('CCACHE_DEPEND', 'true')
+	(tmp_path / 'piggy.S').write_text(
+		'.section .rodata\n.globl input_data\ninput_data:\n'
+		'.incbin "vmlinux.bin"\n')
+	embedded = []
+	for kernel in (b'old kernel', b'new kernel'):
+		(tmp_path / 'vmlinux.bin').write_bytes(kernel)
+		subprocess.run(['ccache', 'gcc', '-Wp,-MMD,.piggy.o.d', '-c',
+				'piggy.S', '-o', 'piggy.o'], cwd=tmp_path,
+			       env={**os.environ, **opts.env},
+			       check=True)
+		embedded.append(subprocess.run(
+			['objcopy', '-O', 'binary', '-j', '.rodata', 'piggy.o',
+			 '/dev/stdout'], cwd=tmp_path, check=True,
+			capture_output=True).stdout)
+	assert embedded == [b'old kernel', b'new kernel']
