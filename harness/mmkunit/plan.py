@@ -38,8 +38,8 @@ LINT_IDENTITY = ex.Identity('mm-kunit lint', 'lint@mm-kunit.example.org')
 
 # What stops a command before or beside its tests: the setup, not a test.
 SETUP_ERRORS = (HarnessError, ov.OverlayError, trees.TreeError,
-		ex.ExportError, runner.ConfigError, replay.ReplayError,
-		expected.ExpectedError)
+		ex.ExportError, runner.ConfigError, runner.StaleKernelError,
+		replay.ReplayError, expected.ExpectedError)
 
 
 def run(req: RunRequest) -> int:

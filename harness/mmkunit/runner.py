@@ -276,6 +276,31 @@ class ConfigError(Exception):
 	"""kunit.py could not configure the build directory."""
 
 
+class StaleKernelError(Exception):
+	"""The kernel that booted is not the one the build directory holds."""
+
+
+# The banner a kernel prints first: "Linux version 6.12.117 (...) #85 ...".
+_BANNER = re.compile(r'Linux version \S+ \(.*\) #(\d+) ')
+
+
+def check_booted(build_dir: Path, console: str, env: Dict[str, str]) -> None:
+	"""StaleKernelError unless the kernel whose console this is has the
+	build number of the last build in build_dir (kbuild's .version): a
+	test result of another kernel is no result of this one."""
+	m = _BANNER.search(console)
+	version = build_dir / '.version'
+	if not m or not version.is_file() or \
+	   'KBUILD_BUILD_VERSION' in {**os.environ, **env}:
+		return
+	built = version.read_text().strip()
+	if m.group(1) != built:
+		raise StaleKernelError(
+			f'the kernel that booted is build #{m.group(1)}, but '
+			f'{build_dir} last built #{built}: its results would be '
+			'another kernel\'s')
+
+
 def configure(tree: Path, build_dir: Path, opts: RunOptions,
 	      log: Path) -> None:
 	"""kunit.py config: writes build_dir/.config for the suites."""
@@ -348,7 +373,9 @@ def _run_once(tree: Path, build_dir: Path, opts: RunOptions,
 	lines: List[ktap.KtapLine] = []
 	if console.is_file():
 		shutil.copyfile(console, results_dir / 'console.log')
-		lines = ktap.ktap_lines(console.read_text(errors='replace'))
+		text = console.read_text(errors='replace')
+		check_booted(build_dir, text, opts.env)
+		lines = ktap.ktap_lines(text)
 		text = ktap.text(lines)
 		(results_dir / 'ktap.log').write_text(text)
 		result.complaints = kernel_complaints(text)

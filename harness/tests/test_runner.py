@@ -247,3 +247,25 @@ def test_ccache_rebuilds_what_an_incbin_reads(
 			 '/dev/stdout'], cwd=tmp_path, check=True,
 			capture_output=True).stdout)
 	assert embedded == [b'old kernel', b'new kernel']
+
+
+def test_a_kernel_other_than_the_one_built_is_no_result(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	"""The console's banner names the build that booted; one other than
+	the build directory's last (kbuild's .version) stops the run."""
+	monkeypatch.delenv('KBUILD_BUILD_VERSION', raising=False)
+	banner = ('Linux version 6.12.117 (root@vm) (gcc (Debian 12.2.0) 12.2.0, '
+		  'GNU ld 2.40) #{} SMP PREEMPT_DYNAMIC Wed Nov 25 06:16:33 UTC '
+		  '2026\n')
+	(tmp_path / '.version').write_text('30\n')
+	runner.check_booted(tmp_path, banner.format(30), {})
+	with pytest.raises(runner.StaleKernelError,
+			   match='the kernel that booted is build #1, but .* '
+			   'last built #30'):
+		runner.check_booted(tmp_path, banner.format(1), {})
+	# A build number the user set, no banner, or no .version: no check.
+	runner.check_booted(tmp_path, banner.format(1),
+			    {'KBUILD_BUILD_VERSION': '1'})
+	runner.check_booted(tmp_path, 'KTAP version 1\n', {})
+	(tmp_path / '.version').unlink()
+	runner.check_booted(tmp_path, banner.format(1), {})
