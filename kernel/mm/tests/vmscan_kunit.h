@@ -937,6 +937,7 @@ enum vt_wmark {
 	VT_WMARK_ABOVE,		/* above file + all of memory */
 	VT_WMARK_AT,		/* file + free, as reclaim reads them */
 	VT_WMARK_BELOW,		/* one page below file + free */
+	VT_WMARK_AT_TWO_ZONES,	/* file + free, shared by two zones */
 };
 
 struct vt_prepare_case {
@@ -964,9 +965,9 @@ struct vt_prepare_case {
  * and 7 times); 2^14 to 2^20 anon (ratio 6) or 2^14 to 2^19 file (ratio 4)
  * is. Cache trim mode needs inactive file >> priority, so 4096 pages but not
  * 4095 (with no active file, which is then not low either). File is tiny
- * when active + inactive file + free pages are at most the high watermarks
- * of the zones with memory, anon is not being deactivated and inactive anon
- * >> priority: 4096 pages, not 4095.
+ * when active + inactive file + free pages are at most the sum of the high
+ * watermarks of the zones with memory, anon is not being deactivated and
+ * inactive anon >> priority: 4096 pages, not 4095.
  */
 static const struct vt_prepare_case vt_prepare_cases[] = {
 	{ .desc = "no refaults, lists balanced: nothing deactivated, cache trim",
@@ -998,6 +999,9 @@ static const struct vt_prepare_case vt_prepare_cases[] = {
 	  .cache_trim_mode = true, .file_is_tiny = true },
 	{ .desc = "file and free at the high watermark: file is tiny",
 	  .lists = VT_BALANCED, .high_wmark = VT_WMARK_AT,
+	  .cache_trim_mode = true, .file_is_tiny = true },
+	{ .desc = "file and free at two zones' high watermarks: file is tiny",
+	  .lists = VT_BALANCED, .high_wmark = VT_WMARK_AT_TWO_ZONES,
 	  .cache_trim_mode = true, .file_is_tiny = true },
 	{ .desc = "file and free a page over the high watermark: not tiny",
 	  .lists = VT_BALANCED, .high_wmark = VT_WMARK_BELOW,
@@ -1040,12 +1044,33 @@ static unsigned long vt_high_wmark(const struct vt_prepare_case *c,
 	case VT_WMARK_ABOVE:
 		return file + totalram_pages();
 	case VT_WMARK_AT:
+	case VT_WMARK_AT_TWO_ZONES:
 		return file + free;
 	case VT_WMARK_BELOW:
 		return file + free - 1;
 	default:
 		return 0;
 	}
+}
+
+/*
+ * Set the high watermarks of the node's zones with memory to add up to
+ * @wmark: all of it in the highest zone, or for VT_WMARK_AT_TWO_ZONES half
+ * of it in the lowest, which then has memory too.
+ */
+static void vt_set_high_wmarks(struct vt_node *node,
+			       const struct vt_prepare_case *c,
+			       unsigned long wmark)
+{
+	struct zone *low = &node->pgdat->node_zones[0];
+	struct zone *high = &node->pgdat->node_zones[MAX_NR_ZONES - 1];
+
+	if (c->high_wmark == VT_WMARK_AT_TWO_ZONES) {
+		atomic_long_set(&low->managed_pages, VT_LOTS);
+		low->_watermark[WMARK_HIGH] = wmark / 2;
+		wmark -= wmark / 2;
+	}
+	high->_watermark[WMARK_HIGH] = wmark;
 }
 
 /*
@@ -1065,6 +1090,8 @@ static void prepare_scan_control_outputs_test(struct kunit *test)
 	unsigned long free;
 	int tries;
 
+	if (c->high_wmark == VT_WMARK_AT_TWO_ZONES && MAX_NR_ZONES < 2)
+		kunit_skip(test, "one zone only");
 	vt_switch_lru_gen(test, false);
 	lruvec->anon_cost = 3;
 	lruvec->file_cost = 5;
@@ -1073,8 +1100,7 @@ static void prepare_scan_control_outputs_test(struct kunit *test)
 
 	for (tries = 0; tries < 10; tries++) {
 		free = vt_free_pages(&node);
-		node.pgdat->node_zones[MAX_NR_ZONES - 1]._watermark[WMARK_HIGH] =
-			vt_high_wmark(c, free);
+		vt_set_high_wmarks(&node, c, vt_high_wmark(c, free));
 		sc = (struct scan_control) {
 			.priority = DEF_PRIORITY,
 			.reclaim_idx = MAX_NR_ZONES - 1,
