@@ -545,6 +545,47 @@ static void do_sync_mmap_readahead_threshold_test(struct kunit *test)
 	}
 }
 
+/*
+ * Read-around starts readahead's ramp of folio sizes afresh: it asks
+ * page_cache_ra_order() for order 0, which on a mapping that takes large
+ * folios reads two orders up, so the whole window comes in folios of 4
+ * pages, each at its own aligned index.
+ */
+static void do_sync_mmap_readahead_large_folio_test(struct kunit *test)
+{
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+	struct ft_file *ft = ft_create(test, FT_RA_PAGES);
+	struct ft_map map = ft_mmap_file(test, ft, PROT_READ);
+	struct vm_fault vmf = ft_vmf(&map, 1000, FT_FAULT_FIRST);
+	pgoff_t start = 1000 - FT_RA_PAGES / 2;
+	pgoff_t index;
+
+	mapping_set_large_folios(ft->file->f_mapping);
+	mmap_read_lock(map.mm);
+	ft_release_fault_lock(&map, do_sync_mmap_readahead(&vmf));
+
+	ft_expect_reads(test, ft, start, FT_RA_PAGES, "read-around");
+	for (index = start; index < start + FT_RA_PAGES; index += 4) {
+		struct folio *folio = filemap_get_folio(ft->file->f_mapping,
+							index);
+		unsigned int order;
+		pgoff_t first;
+
+		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(folio), "page %lu cached",
+				       index);
+		order = folio_order(folio);
+		first = folio_index(folio);
+		folio_put(folio);
+		KUNIT_EXPECT_EQ_MSG(test, 2U, order,
+				    "order of the folio at page %lu", index);
+		KUNIT_EXPECT_EQ_MSG(test, index, first,
+				    "first page of the folio at page %lu", index);
+	}
+#else
+	kunit_skip(test, "needs CONFIG_TRANSPARENT_HUGEPAGE: run with --arch=x86_64");
+#endif
+}
+
 /* -------------------------------------------------------------------------
  * mm_filemap_mmap_miss: page-cache hits, do_async_mmap_readahead()
  */
@@ -1315,6 +1356,7 @@ static struct kunit_case ft_mmap_miss_cases[] = {
 	KUNIT_CASE_PARAM(do_sync_mmap_readahead_test, ft_sync_gen_params),
 	KUNIT_CASE(do_sync_mmap_readahead_seq_test),
 	KUNIT_CASE(do_sync_mmap_readahead_threshold_test),
+	KUNIT_CASE(do_sync_mmap_readahead_large_folio_test),
 	KUNIT_CASE_PARAM(do_sync_mmap_readahead_hugepage_test,
 			 ft_huge_gen_params),
 	KUNIT_CASE_PARAM(do_async_mmap_readahead_test, ft_async_gen_params),
