@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
+from mmkunit import kernels
 from mmkunit import plan
 from mmkunit import progress
-from mmkunit import trees
 from mmkunit.request import (
 	Build, CheckRequest, CoverageRequest, ExportRequest,
 	FixesRequest, LintRequest, MutantsRequest, PrepareRequest,
@@ -35,14 +35,16 @@ def _common(p: argparse.ArgumentParser, tree_opts: bool = True) -> None:
 	p.add_argument('--no-install', action='store_true',
 		       help='never install packages; say what is missing and stop')
 	if tree_opts:
+		p.add_argument('--tree', choices=list(kernels.KERNELS),
+			       help='which Debian kernel (linux-source-X.Y) to '
+			       f'build (default: {kernels.DEFAULT}; for fixes, '
+			       f'{plan.FIXES_TREE})')
 		p.add_argument('--kernel', type=Path, metavar='DIR',
-			       help='use this kernel tree instead of Debian\'s '
-			       'linux-source-6.12; it is only read, the overlay '
-			       'goes onto a copy in the cache')
+			       help='use this kernel tree instead of a Debian '
+			       'kernel; it is only read, the overlay goes onto '
+			       'a copy in the cache')
 		p.add_argument('--tarball', type=Path,
-			       help='kernel tarball for the default tree '
-			       f'(default: {trees.DEFAULT_TARBALL}; for fixes, '
-			       f'{trees.FIXES_TARBALL})')
+			       help='a kernel tarball instead of a Debian kernel')
 
 
 def _workers(p: argparse.ArgumentParser, what: str) -> None:
@@ -227,6 +229,7 @@ def _shard(text: str) -> Tuple[int, int]:
 
 def _source(a: argparse.Namespace) -> Source:
 	return Source(cache=a.cache, install=not a.no_install,
+		      tree=getattr(a, 'tree', None),
 		      kernel=getattr(a, 'kernel', None),
 		      tarball=getattr(a, 'tarball', None))
 
@@ -284,6 +287,12 @@ def parse_args(argv: Sequence[str]) -> Request:
 	args.kunit_args = extra
 	if extra and args.command not in ('run', 'mutants', 'check'):
 		parser.error(f'{args.command} takes no kunit.py arguments')
+	given = [o for o, v in (('--tree', getattr(args, 'tree', None)),
+				('--kernel', getattr(args, 'kernel', None)),
+				('--tarball', getattr(args, 'tarball', None)))
+		 if v]
+	if len(given) > 1:
+		parser.error(f'{" and ".join(given)}: give one kernel')
 	if getattr(args, 'in_place', False) and not args.kernel:
 		parser.error('--in-place needs --kernel DIR')
 	if getattr(args, 'each_commit', None):

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence, Tuple
 
+from mmkunit.kernels import DebianKernel
 from mmkunit.progress import step
-from mmkunit.trees import DEFAULT_TARBALL
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,8 +61,18 @@ def source_for(tarball: Path) -> Tuple[Requirement, ...]:
 	return ()
 
 
-# The default kernel tree.
-SOURCE = source_for(DEFAULT_TARBALL)
+# Fetching a kernel from another Debian suite (kernels.py).
+FETCH = (Requirement('apt', command='apt-get'),
+	 Requirement('dpkg', command='dpkg-deb'))
+
+
+def kernel_source(kernel: DebianKernel) -> Tuple[Requirement, ...]:
+	"""What getting a Debian kernel's sources needs: its package, or
+	what fetches it from another suite."""
+	system = kernel.system_tarball
+	return source_for(system) if system else FETCH
+
+
 # Running under QEMU on x86_64.
 X86_64 = (
 	Requirement('qemu-system-x86', command='qemu-system-x86_64'),

@@ -359,7 +359,7 @@ def _recheck(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 	   (KUNIT_CONFIGS / f'{arch}-{CHECKERS}.config').is_file():
 		return scored
 	checked = Session(s.source, dataclasses.replace(s.build, config=CHECKERS),
-			  s.without, s.tarball)
+			  s.without, s.kernel.series)
 	print(f'mm-kunit: {len(survivors)} survivors again, under '
 	      f'--config {CHECKERS}')
 	timeout = _baseline(checked, tree)

@@ -18,6 +18,7 @@ from mmkunit import deps
 from mmkunit import export as ex
 from mmkunit import expected
 from mmkunit import generated
+from mmkunit import kernels
 from mmkunit import mutants as mu
 from mmkunit import overlay as ov
 from mmkunit import replay
@@ -36,9 +37,12 @@ from mmkunit.session import KERNEL_DIR, REPO, HarnessError, Session
 # Who signs the series `lint` checks: the same on every machine.
 LINT_IDENTITY = ex.Identity('mm-kunit lint', 'lint@mm-kunit.example.org')
 
+# The older kernel `fixes` runs unless told otherwise.
+FIXES_TREE = '6.1'
+
 # What stops a command before or beside its tests: the setup, not a test.
 SETUP_ERRORS = (HarnessError, ov.OverlayError, trees.TreeError,
-		ex.ExportError, runner.ConfigError, runner.StaleKernelError,
+		ex.ExportError, kernels.FetchError, runner.ConfigError, runner.StaleKernelError,
 		replay.ReplayError, expected.ExpectedError)
 
 
@@ -117,7 +121,7 @@ def lint(req: LintRequest) -> int:
 def fixes(req: FixesRequest) -> int:
 	"""Runs the suites on an older kernel, through its port of the series,
 	and holds the results against the port's list of expected failures."""
-	s = Session(req.source, req.build, tarball=trees.FIXES_TARBALL)
+	s = Session(req.source, req.build, tree=FIXES_TREE)
 	# The list that goes with the port the run applies.
 	root = s.overlay.root
 	listed = root / 'expected'
@@ -219,7 +223,7 @@ def check(req: CheckRequest) -> int:
 	# Install everything first: the selftests run the harness too.
 	Session(req.source, req.build).ensure_deps(
 		deps.SELFTEST, deps.X86_64, deps.REPLAY, deps.COVERAGE,
-		deps.source_for(trees.FIXES_TARBALL))
+		deps.kernel_source(kernels.KERNELS[FIXES_TREE]))
 	for name, step in steps.items():
 		print(f'\n=== check: {name} ===', flush=True)
 		try:

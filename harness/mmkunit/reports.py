@@ -42,6 +42,9 @@ class Context:
 	started: datetime.datetime
 	# The kernel sources: the tarball's or the user's tree.
 	source: Path
+	# The Debian package the sources came from, with its version, if
+	# the harness fetched it ('linux-source-7.3 7.3.4-1~bpo13+1').
+	package: str = ''
 	# The overlay's patches, in order, as (name, content).
 	patches: Sequence[Tuple[str, bytes]] = ()
 	command: str = ''
@@ -96,8 +99,11 @@ def junit_xml(result: RunResult, ctx: Context) -> str:
 			props = ET.SubElement(suites[suite], 'properties')
 			for key, value in (('arch', ctx.arch),
 					   ('environment', ctx.environment),
-					   ('source', str(ctx.source))):
-				ET.SubElement(props, 'property', name=key, value=value)
+					   ('source', str(ctx.source)),
+					   ('package', ctx.package)):
+				if value:
+					ET.SubElement(props, 'property', name=key,
+						      value=value)
 			counts[suite] = dict(tests=0, failures=0, errors=0,
 					     skipped=0, time=0.0)
 		classname, name = _case_parts(case)
@@ -205,6 +211,8 @@ def kcidb(result: RunResult, ctx: Context) -> Dict[str, Any]:
 			 'source': str(ctx.source),
 			 'patches': [name for name, _ in ctx.patches]},
 	}
+	if ctx.package:
+		checkout['misc']['debian_package'] = ctx.package
 	commit = _git(ctx.source, 'rev-parse', '--verify', '-q', 'HEAD')
 	if commit and re.fullmatch('[0-9a-f]{40}', commit):
 		checkout['git_commit_hash'] = commit

@@ -33,7 +33,10 @@ class Source:
 	install: bool = True
 	# The user's kernel tree, only read unless a command says otherwise.
 	kernel: Optional[Path] = None
-	# None: the command's own tarball (Debian's 6.12, or 6.1 for fixes).
+	# A Debian kernel of kernels.KERNELS; None: the command's own (the
+	# default, or the older kernels for fixes).
+	tree: Optional[str] = None
+	# A kernel tarball instead of a Debian kernel's.
 	tarball: Optional[Path] = None
 
 

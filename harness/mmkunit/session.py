@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from mmkunit import deps
+from mmkunit import kernels
 from mmkunit import kvm
 from mmkunit import overlay as ov
 from mmkunit import progress
@@ -45,11 +46,13 @@ class Session:
 
 	def __init__(self, source: Source, build: Build = Build(),
 		     without: Sequence[str] = (),
-		     tarball: Path = trees.DEFAULT_TARBALL) -> None:
+		     tree: str = kernels.DEFAULT) -> None:
 		self.source = source
 		self.build = build
 		self.without = list(without)
-		self.tarball = source.tarball or tarball
+		# The Debian kernel, unless source names a tree or tarball.
+		self.kernel = kernels.KERNELS[source.tree or tree]
+		self._tarball = source.tarball
 		self.cache = (source.cache.resolve() if source.cache
 			      else trees.cache_dir())
 		self._overlay: Optional[ov.Overlay] = None
@@ -67,11 +70,27 @@ class Session:
 		return self._overlay
 
 	@property
+	def tarball(self) -> Path:
+		"""The kernel tarball: --tarball's, or the Debian kernel's,
+		fetched into the cache the first time it is needed."""
+		if self._tarball is None:
+			self._tarball = (self.kernel.system_tarball or
+					 kernels.fetch(self.kernel, self.cache))
+			fetched = kernels.version_of(self._tarball)
+			if fetched:
+				progress.progress(f'Debian\'s {self.kernel.package} '
+						  f'{fetched}')
+		return self._tarball
+
+	@property
 	def version(self) -> str:
-		"""The kernel's version: the user's tree's or the tarball's (from
-		its name; it need not be unpacked yet)."""
+		"""The kernel's version: the user's tree's, the tarball's (from
+		its name; it need not be unpacked yet), or the Debian kernel's
+		series (it need not be fetched yet)."""
 		if self.source.kernel:
 			return trees.kernel_version(self.source.kernel)
+		if not self.source.tarball:
+			return self.kernel.series
 		m = re.search(r'(\d+\.\d+(\.\d+)?)\.tar', self.tarball.name)
 		if m:
 			return m.group(1)
@@ -79,8 +98,8 @@ class Session:
 
 	def ensure_deps(self, *extra: Sequence[deps.Requirement]) -> None:
 		reqs: List[deps.Requirement] = list(deps.BUILD)
-		if not self.source.kernel:
-			reqs += deps.source_for(self.tarball)
+		if not self.source.kernel and not self.source.tarball:
+			reqs += deps.kernel_source(self.kernel)
 		if self.build.arch == 'x86_64':
 			reqs += deps.X86_64
 		if self.build.ccache:
@@ -212,10 +231,14 @@ class Session:
 			   for p in ov_.patches]
 		env = ('UML' if opts.arch == 'um' else
 		       f'QEMU {opts.arch} (TCG) {opts.qemu_args}'.strip())
+		fetched = (None if self.source.kernel or self.source.tarball
+			   else kernels.version_of(self.tarball))
 		return reports.Context(
 			arch=opts.arch,
 			started=datetime.datetime.now(datetime.timezone.utc),
 			source=source, patches=patches, environment=env,
+			package=(f'{self.kernel.package} {fetched}' if fetched
+				 else ''),
 			command=' '.join(['./run_kunit.sh'] + sys.argv[1:]))
 
 

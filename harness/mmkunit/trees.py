@@ -31,12 +31,6 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Set
 from mmkunit import overlay as ov
 from mmkunit.progress import progress, step
 
-DEFAULT_TARBALL = Path('/usr/src/linux-source-6.12.tar.xz')
-DEFAULT_PACKAGE = 'linux-source-6.12'
-# The older kernel `fixes` runs by default.
-FIXES_TARBALL = Path('/usr/src/linux-source-6.1.tar.xz')
-
-
 class TreeError(Exception):
 	"""A source or tree cannot be used; the message says why."""
 
@@ -297,7 +291,7 @@ def _rsync(src: Path, dest: Path, exclude: Sequence[str]) -> None:
 	subprocess.run(cmd + [f'{src}/', f'{dest}/'], check=True)
 
 
-def default_tree(cache: Path, tarball: Path = DEFAULT_TARBALL) -> PreparedTree:
+def default_tree(cache: Path, tarball: Path) -> PreparedTree:
 	pristine = unpack_tarball(tarball, cache)
 	key = f'debian-{pristine.name}'
 	return PreparedTree(key, pristine, cache / 'trees' / key)

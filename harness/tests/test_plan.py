@@ -56,16 +56,16 @@ def test_check_steps_run_the_real_commands(
 
 def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	"""A step gets what was given to check, and otherwise its command's
-	own defaults: fixes keeps its older kernel's tarball."""
-	from mmkunit import cli, generated, plan, request, session, trees
+	own defaults: fixes keeps its older kernel."""
+	from mmkunit import cli, generated, kernels, plan, request, session
 	req = cli.parse_args(['check', '--no-install', '--cache', '/c',
 			      '--jobs', '1'])
 	assert isinstance(req, request.CheckRequest)
 	steps = plan.check_steps(req)
 	fixes = steps['fixes 6.1 um']
 	assert isinstance(fixes, request.FixesRequest)
-	assert session.Session(fixes.source, tarball=trees.FIXES_TARBALL
-			       ).tarball == trees.FIXES_TARBALL
+	assert session.Session(fixes.source, tree=plan.FIXES_TREE
+			       ).kernel == kernels.KERNELS[plan.FIXES_TREE]
 	assert (fixes.source.cache, fixes.source.install, fixes.build.jobs) == \
 		(Path('/c'), False, 1)
 	sample = steps['mutants um generated']
@@ -78,7 +78,8 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	assert (cov.build.arch, cov.build.config) == ('um', None)
 	run = steps['run x86_64 refs']
 	assert isinstance(run, request.RunRequest)
-	assert session.Session(run.source).tarball == trees.DEFAULT_TARBALL
+	assert session.Session(run.source).kernel == \
+		kernels.KERNELS[kernels.DEFAULT]
 	assert (run.build.arch, run.build.config, run.filter_glob, run.bisect) == \
 		('x86_64', 'refs', 'mm_vmscan_mglru', False)
 	req = cli.parse_args(['check', '--tarball', '/t/linux-source-6.1.tar.xz'])
