@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import signal
 import sys
 from pathlib import Path
@@ -38,7 +39,7 @@ def _common(p: argparse.ArgumentParser, tree_opts: bool = True) -> None:
 		p.add_argument('--tree', choices=list(kernels.KERNELS),
 			       help='which Debian kernel (linux-source-X.Y) to '
 			       f'build (default: {kernels.DEFAULT}; for fixes, '
-			       f'{plan.FIXES_TREE})')
+			       f'{" and ".join(plan.FIXES_TREES)} in turn)')
 		p.add_argument('--kernel', type=Path, metavar='DIR',
 			       help='use this kernel tree instead of a Debian '
 			       'kernel; it is only read, the overlay goes onto '
@@ -312,6 +313,10 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
 	signal.signal(signal.SIGTERM, _exit_on_sigterm)
+	# A UML kernel that panics (oops=panic, kunit-configs/um.kernel_args)
+	# dumps core: not into the user's directory, and not a gigabyte.
+	resource.setrlimit(resource.RLIMIT_CORE,
+			   (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
 	req = parse_args(sys.argv[1:] if argv is None else argv)
 	build = getattr(req, 'build', None)
 	progress.set_quiet(bool(build and build.quiet))

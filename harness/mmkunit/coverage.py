@@ -51,7 +51,7 @@ from mmkunit import progress
 from mmkunit import runs
 from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED
 from mmkunit import overlay as ov
-from mmkunit.session import KUNIT_CONFIGS, HarnessError, Session
+from mmkunit.session import HarnessError, Session
 
 CONFIG = 'coverage'
 _BRANCHES = ['--rc', 'lcov_branch_coverage=1']
@@ -246,7 +246,7 @@ def run_coverage(s: Session) -> int:
 	# Counts of an earlier run must not add up with this one's.
 	for old in build.rglob('*.gcda'):
 		old.unlink()
-	s.extra = [ov.Patch.from_file(KUNIT_CONFIGS / 'um-coverage.patch')]
+	s.extra = [ov.Patch.from_file(s.config_file('um-coverage.patch'))]
 	try:
 		result = runs.run_suites(s)
 	finally:

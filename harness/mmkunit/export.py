@@ -84,12 +84,15 @@ def _git(repo: Path, *args: str, stdin: bytes = b'',
 
 
 def base_repo(tree: Path, files: Sequence[str], dest: Path) -> None:
-	"""A git repository holding only the given files of tree, committed.
+	"""A git repository holding only the given files of tree, committed
+	(a file tree lacks is one an earlier patch of the series adds).
 
 	That is all `git am` needs to check that a series applies to tree.
 	"""
 	dest.mkdir(parents=True)
 	for name in files:
+		if not (tree / name).is_file():
+			continue
 		(dest / name).parent.mkdir(parents=True, exist_ok=True)
 		shutil.copy2(tree / name, dest / name)
 	_git(dest, 'init', '-q')

@@ -34,7 +34,7 @@ from mmkunit import tce
 from mmkunit import trees
 from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED, MutantsRequest
 from mmkunit.runner import RunOptions, RunResult, Status
-from mmkunit.session import KUNIT_CONFIGS, HarnessError, Session
+from mmkunit.session import HarnessError, Session
 
 # Every pinned function must score at least this, in percent.
 THRESHOLD = 95
@@ -356,7 +356,7 @@ def _recheck(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 		     if r.outcome == Outcome.SURVIVED]
 	arch = s.build.arch
 	if not survivors or s.build.config or not \
-	   (KUNIT_CONFIGS / f'{arch}-{CHECKERS}.config').is_file():
+	   s.config_file(f'{arch}-{CHECKERS}.config').is_file():
 		return scored
 	checked = Session(s.source, dataclasses.replace(s.build, config=CHECKERS),
 			  s.without, s.kernel.series)

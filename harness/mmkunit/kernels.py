@@ -54,7 +54,7 @@ KERNELS: Dict[str, DebianKernel] = {k.series: k for k in (
 	DebianKernel('6.1'),
 )}
 # What run, mutants, coverage and replay build unless told otherwise.
-DEFAULT = '6.12'
+DEFAULT = '7.3'
 
 KEYRING = Path('/usr/share/keyrings/debian-archive-keyring.gpg')
 DEFAULT_MIRROR = 'http://deb.debian.org/debian'

@@ -118,3 +118,41 @@ def kvm_works(cache: Path, image: Optional[Path], qemu: str = 'qemu-system-x86_6
 	tmp.write_text(json.dumps(known, indent=1, sort_keys=True))
 	os.replace(tmp, store)
 	return usable, why
+
+
+# Written into the cache for runs without KVM: kunit.py (7.x) starts QEMU
+# with "-accel kvm -accel hvf -accel tcg" before any of the harness's
+# arguments, and QEMU takes the first that opens, so a /dev/kvm that opens
+# and then fails a guest would be used. This drops the first two.
+_TCG_WRAPPER = """#!/bin/bash
+# mm-kunit: QEMU without KVM or HVF (harness/mmkunit/kvm.py).
+args=()
+while [ $# -gt 0 ]; do
+	if [ "$1" = -accel ] && { [ "$2" = kvm ] || [ "$2" = hvf ]; }; then
+		shift 2
+		continue
+	fi
+	args+=("$1")
+	shift
+done
+exec @QEMU@ "${args[@]}"
+"""
+
+
+def tcg_only_path(cache: Path, qemu: str, path: str) -> str:
+	"""PATH with a directory first whose qemu (named as qemu, the real one
+	found in path) never asks for KVM: for kunit.py, which does."""
+	real = shutil.which(qemu, path=path)
+	if not real:
+		return path
+	wrapper_dir = cache / 'qemu-tcg'
+	wrapper = wrapper_dir / qemu
+	text = _TCG_WRAPPER.replace('@QEMU@', real)
+	if not wrapper.is_file() or wrapper.read_text() != text:
+		wrapper_dir.mkdir(parents=True, exist_ok=True)
+		tmp = wrapper.with_suffix('.tmp')
+		tmp.write_text(text)
+		tmp.chmod(0o755)
+		os.replace(tmp, wrapper)
+	return os.pathsep.join([str(wrapper_dir), path])
+

@@ -33,7 +33,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from mmkunit import expected as ex
 
 # Directories of kernel/ that are not copied into the tree as files.
-_NON_FILE_DIRS = ('patches', 'mutants', 'compat')
+_NON_FILE_DIRS = ('patches', 'mutants', 'compat', 'kunit-configs')
 # Files at the top of an overlay that are about it, not for the tree: a
 # list of the tests each fix stands for (expected.py), the functions the
 # suites pin and the survivors argued equivalent (generated.py), and the

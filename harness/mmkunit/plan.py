@@ -37,8 +37,12 @@ from mmkunit.session import KERNEL_DIR, REPO, HarnessError, Session
 # Who signs the series `lint` checks: the same on every machine.
 LINT_IDENTITY = ex.Identity('mm-kunit lint', 'lint@mm-kunit.example.org')
 
-# The older kernel `fixes` runs unless told otherwise.
-FIXES_TREE = '6.1'
+# The port `check` runs beside the default kernel; the replay's kernel
+# unless told otherwise (it builds the 6.12 series without and with its
+# mmap_miss patches: on 7.3 it needs reverts of the merged change).
+PORT_TREE = '6.12'
+# The older kernels `fixes` runs unless told otherwise.
+FIXES_TREES = ('6.12', '6.1')
 
 # What stops a command before or beside its tests: the setup, not a test.
 SETUP_ERRORS = (HarnessError, ov.OverlayError, trees.TreeError,
@@ -119,9 +123,21 @@ def lint(req: LintRequest) -> int:
 
 
 def fixes(req: FixesRequest) -> int:
-	"""Runs the suites on an older kernel, through its port of the series,
-	and holds the results against the port's list of expected failures."""
-	s = Session(req.source, req.build, tree=FIXES_TREE)
+	"""Runs the suites on each older kernel (or the one given), through
+	its port of the series, and holds the results against the port's
+	list of expected failures."""
+	src = req.source
+	if src.tree or src.kernel or src.tarball:
+		return _fixes_on(Session(src, req.build))
+	rcs = [_fixes_on(Session(src, req.build, tree=tree))
+	       for tree in FIXES_TREES]
+	return max(rcs)
+
+
+def _fixes_on(s: Session) -> int:
+	"""fixes on one kernel. A port that carries fixes of its own as
+	patches (the 6.12 port's mmap_miss patches) is built without them:
+	the kernel as it is must fail the tests its list names for them."""
 	# The list that goes with the port the run applies.
 	root = s.overlay.root
 	listed = root / 'expected'
@@ -136,9 +152,14 @@ def fixes(req: FixesRequest) -> int:
 		raise HarnessError('the lists of expected failures are worked out '
 				   'for UML; fixes runs --arch um only')
 	entries = s.overlay.expected()
+	own = sorted({e.why for e in entries if e.kind == expected.Kind.FAILS} &
+		     {p.name for p in s.overlay.patches})
+	if own:
+		s = Session(s.source, s.build, own, tree=s.kernel.series)
 	# Relative to the repository, unless $MM_KUNIT_OVERLAY is elsewhere.
 	shown = root.relative_to(REPO) if root.is_relative_to(REPO) else root
-	print(f'mm-kunit: {s.version} through {shown}')
+	print(f'mm-kunit: {s.version} through {shown}' +
+	      (f', without {", ".join(own)}' if own else ''))
 	result = runs.run_suites(s)
 	if result.untestable:
 		return EXIT_ERROR
@@ -175,45 +196,47 @@ def selftest(req: SelftestRequest) -> int:
 
 
 def check_steps(req: CheckRequest) -> Dict[str, Request]:
-	"""What `check` runs, in order: check's options, each step's arch."""
+	"""What `check` runs, in order: check's options, each step's arch.
+
+	The default kernel (or the one given) gets every step; the 6.12 port
+	is run, and replays the mmap_miss change, and the older kernels are
+	held to their lists (fixes). The generated mutants, coverage and the
+	6.12 port's own matrix are commands of their own (docs/costs.md)."""
 	src = req.source
 
 	def on(arch: str, config: Optional[str] = None) -> Build:
 		return dataclasses.replace(req.build, arch=arch, config=config)
 
-	# The mutants only another arch can kill, run on that arch.
-	x86_only = tuple(m.name for m in Session(src).overlay.mutants()
-			 if mu.arches(m) and 'um' not in mu.arches(m)
-			 and 'x86_64' in mu.arches(m))
+	overlay = Session(src).overlay
 	steps: Dict[str, Request] = {
 		'selftest': SelftestRequest(src),
 		'lint': LintRequest(src),
 		'run um': RunRequest(src, on('um')),
 		# The kernel's own checkers (kunit-configs/um-debug.config).
 		'run um debug': RunRequest(src, on('um', 'debug')),
-		'mutants um': MutantsRequest(src, on('um')),
-		# A fixed sample of the generated mutants, held to the threshold
-		# as a whole: the full set takes an hour (docs/mutants.md).
-		'mutants um generated': MutantsRequest(
-			src, on('um'), generated=True,
-			sample=generated.CHECK_SAMPLE, seed=generated.CHECK_SEED),
-		# Every branch of the pinned functions taken, or listed in
-		# kernel/untaken with why none can be (docs/coverage.md).
-		'coverage um': CoverageRequest(src, on('um')),
-		'replay um': ReplayRequest(src, on('um')),
-		# The proposal's setup: about 6 minutes in two trees.
-		'replay um seed': ReplayRequest(src, on('um'), scale=Scale.SEED),
-		# Debian's 6.1 as a second before-fix tree (kernel/compat/6.1).
-		'fixes 6.1 um': FixesRequest(src, on('um')),
+		# MEMCG and the rest of a distribution's mm configuration.
+		'run um distro': RunRequest(src, on('um', 'distro')),
+	}
+	if overlay.mutants():
+		steps['mutants um'] = MutantsRequest(src, on('um'))
+	steps.update({
 		'run x86_64': RunRequest(src, on('x86_64')),
 		'run x86_64 debug': RunRequest(src, on('x86_64', 'debug')),
-		# Another LRU_REFS_WIDTH (kunit-configs/x86_64-refs.config).
-		'run x86_64 refs': RunRequest(src, on('x86_64', 'refs'),
-					      filter_glob='mm_vmscan_mglru'),
-	}
-	if x86_only:
-		steps['mutants x86_64'] = MutantsRequest(src, on('x86_64'),
-							 mutants=x86_only)
+		'run x86_64 distro': RunRequest(src, on('x86_64', 'distro')),
+	})
+	if src.tree or src.kernel or src.tarball:
+		return steps
+	port = dataclasses.replace(src, tree=PORT_TREE)
+	steps.update({
+		f'run {PORT_TREE} um': RunRequest(port, on('um')),
+		f'replay {PORT_TREE} um': ReplayRequest(port, on('um')),
+		# The proposal's setup: a 20 GiB file in an 8 GiB guest.
+		f'replay {PORT_TREE} um seed': ReplayRequest(port, on('um'),
+							     scale=Scale.SEED),
+	})
+	for tree in FIXES_TREES:
+		steps[f'fixes {tree} um'] = FixesRequest(
+			dataclasses.replace(src, tree=tree), on('um'))
 	return steps
 
 
@@ -223,7 +246,7 @@ def check(req: CheckRequest) -> int:
 	# Install everything first: the selftests run the harness too.
 	Session(req.source, req.build).ensure_deps(
 		deps.SELFTEST, deps.X86_64, deps.REPLAY, deps.COVERAGE,
-		deps.kernel_source(kernels.KERNELS[FIXES_TREE]))
+		*(deps.kernel_source(kernels.KERNELS[t]) for t in FIXES_TREES))
 	for name, step in steps.items():
 		print(f'\n=== check: {name} ===', flush=True)
 		try:
@@ -257,7 +280,8 @@ def execute(req: Request) -> int:
 				Session(req.source, req.build), req)
 		return mu.run_matrix(Session(req.source, req.build), req)
 	if isinstance(req, ReplayRequest):
-		return replay.run_replay(Session(req.source, req.build), req)
+		return replay.run_replay(Session(req.source, req.build,
+						 tree=PORT_TREE), req)
 	if isinstance(req, FixesRequest):
 		return fixes(req)
 	if isinstance(req, SelftestRequest):

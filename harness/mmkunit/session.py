@@ -5,6 +5,7 @@ overlay, the kernel tree, and the options kunit.py is run with."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import json
 import os
@@ -175,12 +176,18 @@ class Session:
 			return self.build.results.resolve()
 		return runner.new_results_dir(self.cache, label)
 
+	def config_file(self, name: str) -> Path:
+		"""kunit-configs/NAME: the port's own (kernel/compat/X.Y/
+		kunit-configs/) if it has that file, else the repository's."""
+		own = self.overlay.root / 'kunit-configs' / name
+		return own if own.is_file() else KUNIT_CONFIGS / name
+
 	def run_options(self, filter_glob: Optional[str] = None
 			) -> runner.RunOptions:
 		b = self.build
-		configs = [KUNIT_CONFIGS / f'{b.arch}.config']
+		configs = [self.config_file(f'{b.arch}.config')]
 		if b.config:
-			extra = KUNIT_CONFIGS / f'{b.arch}-{b.config}.config'
+			extra = self.config_file(f'{b.arch}-{b.config}.config')
 			if not extra.is_file():
 				known = sorted(p.stem[len(b.arch) + 1:] for p in
 					       KUNIT_CONFIGS.glob(f'{b.arch}-*.config'))
@@ -188,7 +195,7 @@ class Session:
 					f'no {extra.name} in {KUNIT_CONFIGS} (configs for '
 					f'{b.arch}: {", ".join(known) or "none"})')
 			configs.append(extra)
-		qemu_args = KUNIT_CONFIGS / f'{b.arch}.qemu_args'
+		qemu_args = self.config_file(f'{b.arch}.qemu_args')
 		# Boot options that go with a configuration: ARCH[-NAME].kernel_args.
 		kernel_args = [arg for c in configs
 			       for f in [c.with_suffix('.kernel_args')] if f.is_file()
@@ -218,9 +225,14 @@ class Session:
 			extra=('-bios', 'qboot.rom', *opts.qemu_args.split()))
 		progress.progress('QEMU with KVM' if usable
 				  else f'QEMU with TCG ({why})')
-		opts.qemu_args = ' '.join(
+		qemu_args = ' '.join(
 			['-accel', 'kvm' if usable else 'tcg', opts.qemu_args]).strip()
-		return opts
+		env = opts.env
+		if not usable:
+			env = {**env, 'PATH': kvm.tcg_only_path(
+				self.cache, 'qemu-system-x86_64',
+				env.get('PATH') or os.environ.get('PATH', os.defpath))}
+		return dataclasses.replace(opts, qemu_args=qemu_args, env=env)
 
 	def report_context(self, source: Path,
 			   opts: runner.RunOptions) -> reports.Context:

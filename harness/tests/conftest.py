@@ -23,6 +23,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / 'fixtures'
 sys.path.insert(0, str(REPO / 'harness'))
+# Every overlay of the repository: the series (kernel/) and its ports.
+OVERLAYS = [d for d in [REPO / 'kernel',
+			*sorted((REPO / 'kernel/compat').iterdir())]
+	    if (d / 'patches/series').is_file()]
 
 FOO_C = textwrap.dedent('''\
 	// SPDX-License-Identifier: GPL-2.0

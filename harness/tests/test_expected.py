@@ -138,7 +138,8 @@ def test_overlay_patch_may_edit_a_file_an_earlier_line_adds(
 def test_overlay_dir_picks_the_port(monkeypatch: pytest.MonkeyPatch) -> None:
 	from mmkunit import session
 	monkeypatch.delenv('MM_KUNIT_OVERLAY', raising=False)
-	assert session.overlay_dir('6.12.117') == REPO / 'kernel'
+	assert session.overlay_dir('7.3.4') == REPO / 'kernel'
+	assert session.overlay_dir('6.12.117') == REPO / 'kernel/compat/6.12'
 	assert session.overlay_dir('6.1.192') == REPO / 'kernel/compat/6.1'
 	assert session.overlay_dir('6.1') == REPO / 'kernel/compat/6.1'
 	assert session.overlay_dir('5.15.1') == REPO / 'kernel'
@@ -151,14 +152,14 @@ def test_the_6_1_port_loads_and_lists_real_tests() -> None:
 	"""Every test the 6.1 list names is a test of the suites."""
 	port = ov.Overlay.load(REPO / 'kernel/compat/6.1')
 	assert 'mm/tests/filemap_kunit_compat.h' in port.files
-	# The test files are the 6.12 ones.
+	# The test files are the 6.12 port's.
 	names = ('filemap_kunit.h', 'swap_state_kunit.h', 'vmscan_kunit.h',
 		 'workingset_kunit.h')
 	for name in names:
 		assert port.contents[f'mm/tests/{name}'] == \
-			(REPO / 'kernel/mm/tests' / name).read_bytes()
+			(REPO / 'kernel/compat/6.12/mm/tests' / name).read_bytes()
 	entries = fx.load_expected(REPO / 'kernel/compat/6.1/expected')
-	sources = ''.join((REPO / 'kernel/mm/tests' / n).read_text()
+	sources = ''.join((REPO / 'kernel/compat/6.12/mm/tests' / n).read_text()
 			  for n in names)
 	for e in entries:
 		suite, test = e.pattern.split('.')[:2]
@@ -176,9 +177,10 @@ def test_source_for() -> None:
 
 def test_fixes_without_a_port_says_so(tmp_path: Path) -> None:
 	tree = make_kernel_tree(tmp_path / 'linux')
+	(tree / 'Makefile').write_text('VERSION = 5\nPATCHLEVEL = 15\n')
 	p = run_cli('fixes', '--kernel', str(tree), '--cache',
 		    str(tmp_path / 'c'), '--no-install',
 		    env={'MM_KUNIT_OVERLAY': ''})
 	assert p.returncode != 0
-	assert 'no port of the series to 6.12' in p.stderr
-	assert 'ports: 6.1' in p.stderr
+	assert 'no port of the series to 5.15' in p.stderr
+	assert 'ports: 6.1, 6.12' in p.stderr

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import textwrap
 import time
 from pathlib import Path
@@ -94,3 +96,22 @@ def test_probe_gives_up_on_silence(tmp_path: Path) -> None:
 	qemu.chmod(0o755)
 	assert kvm.boot_under_kvm(str(qemu), tmp_path, timeout=1) == \
 		(False, 'the boot under KVM did not end in 1 s')
+
+
+def test_tcg_only_qemu_drops_kunit_pys_kvm_and_hvf(tmp_path: Path) -> None:
+	"""kunit.py 7.x asks for KVM before the harness's -accel tcg; the
+	wrapper on PATH takes KVM and HVF out and keeps everything else."""
+	bin_dir = tmp_path / 'bin'
+	bin_dir.mkdir()
+	fake = bin_dir / 'qemu-system-x86_64'
+	fake.write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n')
+	fake.chmod(0o755)
+	path = kvm.tcg_only_path(tmp_path / 'cache', 'qemu-system-x86_64',
+				 str(bin_dir))
+	assert path.split(os.pathsep)[1] == str(bin_dir)
+	out = subprocess.run(['qemu-system-x86_64', '-m', '1024', '-accel', 'kvm',
+			      '-accel', 'hvf', '-accel', 'tcg', '-append', 'a b'],
+			     env={'PATH': path}, capture_output=True, text=True,
+			     check=True).stdout
+	assert out.splitlines() == ['-m', '1024', '-accel', 'tcg', '-append',
+				    'a b']

@@ -13,7 +13,10 @@ import pytest
 
 pytest.importorskip('tree_sitter_c')
 
-from mmkunit import mutagen  # noqa: E402
+from mmkunit import kernels, mutagen, session  # noqa: E402
+
+# The overlay of the kernel the harness builds by default.
+DEFAULT_OVERLAY = session.overlay_dir(kernels.DEFAULT)
 
 SOURCE = textwrap.dedent('''\
 	static int other(int a)
@@ -107,17 +110,22 @@ def test_parse_pinned() -> None:
 
 
 def test_the_pinned_list_names_each_function_once() -> None:
-	from conftest import REPO
-	pinned = mutagen.load_pinned(REPO / 'kernel/pinned')
+	from conftest import OVERLAYS
+	for overlay in OVERLAYS:
+		if not (overlay / 'pinned').is_file():
+			continue
+		pinned = mutagen.load_pinned(overlay / 'pinned')
+		assert len({p.function for p in pinned}) == len(pinned)
+	pinned = mutagen.load_pinned(DEFAULT_OVERLAY / 'pinned')
 	assert len(pinned) >= 15
 	assert len({p.function for p in pinned}) == len(pinned)
 
 
-def test_readme_shows_the_pinned_list() -> None:
-	"""README's table of pinned functions is kernel/pinned, grouped by
-	suite and file, in its order."""
+def test_docs_show_the_pinned_list() -> None:
+	"""docs/suites.md's table of pinned functions is the default
+	kernel's, grouped by suite and file, in its order."""
 	from conftest import REPO
-	pinned = mutagen.load_pinned(REPO / 'kernel/pinned')
+	pinned = mutagen.load_pinned(DEFAULT_OVERLAY / 'pinned')
 	rows: List[str] = []
 	for p in pinned:
 		fn = f'`{p.function}()`' + (f' ({" ".join(p.arches)})' if p.arches else '')
@@ -126,6 +134,6 @@ def test_readme_shows_the_pinned_list() -> None:
 			rows[-1] = rows[-1][:-2] + f', {fn} |'
 		else:
 			rows.append(head + fn + ' |')
-	readme = (REPO / 'README.md').read_text()
-	table = readme.split('<!-- pinned')[1].split('<!-- end pinned')[0]
+	doc = (REPO / 'docs/suites.md').read_text()
+	table = doc.split('<!-- pinned')[1].split('<!-- end pinned')[0]
 	assert [l for l in table.splitlines() if l.startswith('| `')] == rows

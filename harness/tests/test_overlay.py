@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FOO_C, REPO, snapshot
+from conftest import FOO_C, OVERLAYS, REPO, snapshot
 from mmkunit import overlay as ov
 from mmkunit import trees
 
@@ -22,8 +22,10 @@ def test_load_finds_patches_and_new_files(overlay_dir: Path) -> None:
 	assert [m.name for m in o.mutants()] == ['foo-off-by-one.patch']
 
 
-def test_the_repository_overlay_is_consistent() -> None:
-	o = ov.Overlay.load(REPO / 'kernel')
+@pytest.mark.parametrize('root', OVERLAYS,
+			 ids=[str(d.relative_to(REPO)) for d in OVERLAYS])
+def test_the_repository_overlays_are_consistent(root: Path) -> None:
+	o = ov.Overlay.load(root)
 	assert o.patches, 'the series is empty'
 	assert 'mm/tests/.kunitconfig' in o.files
 	for m in o.mutants():

@@ -28,60 +28,58 @@ def test_check_steps_run_the_real_commands(
 			      '--cache', str(tmp_path / 'c'), '--no-install', '-q'])
 	assert isinstance(req, request.CheckRequest)
 	steps = plan.check_steps(req)
-	assert list(steps)[:2] == ['selftest', 'lint']
-	replays = [r for r in steps.values()
-		   if isinstance(r, request.ReplayRequest)]
-	assert [(r.build.arch, r.scale) for r in replays] == [
-		('um', request.Scale.SMALL), ('um', request.Scale.SEED)]
-	for name in ('run um', 'run um debug', 'run x86_64', 'run x86_64 debug',
-		     'run x86_64 refs'):
+	# A kernel given to check: its steps only, no port and no fixes.
+	assert list(steps) == ['selftest', 'lint', 'run um', 'run um debug',
+			       'run um distro', 'mutants um', 'run x86_64',
+			       'run x86_64 debug', 'run x86_64 distro']
+	for name in ('run um', 'run um debug', 'run um distro', 'run x86_64',
+		     'run x86_64 debug', 'run x86_64 distro'):
 		assert plan.execute(steps[name]) == 0, name
 	# The fake overlay's mutant survives the saved passing run.
 	assert plan.execute(steps['mutants um']) == request.EXIT_TESTS_FAILED
 	build = tmp_path / 'c/trees'
 	argv = {p.parent.name: p.read_text().splitlines()
 		for p in build.rglob('kunit-argv.txt')}
-	assert sorted(argv) == ['build-um', 'build-um-debug', 'build-x86_64',
-				'build-x86_64-debug', 'build-x86_64-refs']
+	assert sorted(argv) == ['build-um', 'build-um-debug', 'build-um-distro',
+				'build-x86_64', 'build-x86_64-debug',
+				'build-x86_64-distro']
 	debug = argv['build-x86_64-debug'][-1]
 	assert 'x86_64-debug.config' in debug
 	assert '--kernel_args=page_poison=1' in debug
 	assert 'um-debug.config' in argv['build-um-debug'][-1]
-	assert '--kernel_args' not in argv['build-um'][-1]
-	refs = argv['build-x86_64-refs'][-1]
-	assert '--arch=x86_64' in refs and refs.endswith('mm_vmscan_mglru')
-	assert 'x86_64-refs.config' in refs
-	assert not any('mm_vmscan_mglru' in line for line in argv['build-um'])
+	# UML boots two CPUs, which need its seccomp userspace.
+	assert '--kernel_args=seccomp=on' in argv['build-um'][-1]
+	assert 'um-distro.config' in argv['build-um-distro'][-1]
 
 
 def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	"""A step gets what was given to check, and otherwise its command's
-	own defaults: fixes keeps its older kernel."""
-	from mmkunit import cli, generated, kernels, plan, request, session
+	own defaults; the port's steps and fixes name their kernels."""
+	from mmkunit import cli, kernels, plan, request, session
 	req = cli.parse_args(['check', '--no-install', '--cache', '/c',
 			      '--jobs', '1'])
 	assert isinstance(req, request.CheckRequest)
 	steps = plan.check_steps(req)
-	fixes = steps['fixes 6.1 um']
-	assert isinstance(fixes, request.FixesRequest)
-	assert session.Session(fixes.source, tree=plan.FIXES_TREE
-			       ).kernel == kernels.KERNELS[plan.FIXES_TREE]
-	assert (fixes.source.cache, fixes.source.install, fixes.build.jobs) == \
-		(Path('/c'), False, 1)
-	sample = steps['mutants um generated']
-	assert isinstance(sample, request.MutantsRequest)
-	assert (sample.generated, sample.sample, sample.seed,
-		sample.build.arch) == (True, generated.CHECK_SAMPLE,
-				       generated.CHECK_SEED, 'um')
-	cov = steps['coverage um']
-	assert isinstance(cov, request.CoverageRequest)
-	assert (cov.build.arch, cov.build.config) == ('um', None)
-	run = steps['run x86_64 refs']
+	for tree in plan.FIXES_TREES:
+		fixes = steps[f'fixes {tree} um']
+		assert isinstance(fixes, request.FixesRequest)
+		assert session.Session(fixes.source).kernel == \
+			kernels.KERNELS[tree]
+		assert (fixes.source.cache, fixes.source.install,
+			fixes.build.jobs) == (Path('/c'), False, 1)
+	run = steps['run x86_64 distro']
 	assert isinstance(run, request.RunRequest)
 	assert session.Session(run.source).kernel == \
 		kernels.KERNELS[kernels.DEFAULT]
-	assert (run.build.arch, run.build.config, run.filter_glob, run.bisect) == \
-		('x86_64', 'refs', 'mm_vmscan_mglru', False)
+	assert (run.build.arch, run.build.config, run.bisect) == \
+		('x86_64', 'distro', False)
+	port = [r for name, r in steps.items() if plan.PORT_TREE in name
+		and not name.startswith('fixes')]
+	assert [type(r).__name__ for r in port] == [
+		'RunRequest', 'ReplayRequest', 'ReplayRequest']
+	for r in port:
+		assert session.Session(r.source).kernel == \
+			kernels.KERNELS[plan.PORT_TREE]
 	req = cli.parse_args(['check', '--tarball', '/t/linux-source-6.1.tar.xz'])
 	assert isinstance(req, request.CheckRequest)
 	run = plan.check_steps(req)['run um']

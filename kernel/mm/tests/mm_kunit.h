@@ -2,8 +2,7 @@
 /*
  * What the mm KUnit suites share: global knobs set for one test and put
  * back when it ends, also when it fails, by a KUnit action; page tables
- * allocated as a fault would; VM event counts; and a swap device with no
- * I/O behind it (mm/tests/swapfile_kunit.h).
+ * allocated as a fault would; VM event counts.
  */
 
 #ifndef _MM_TESTS_MM_KUNIT_H
@@ -118,17 +117,5 @@ static inline unsigned long mm_kunit_vm_event(struct kunit *test,
 	kfree(events);
 	return val;
 }
-
-#ifdef CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST
-struct swap_info_struct;
-
-/*
- * A swap device for swap type @type with @nr_pages slots, each in use once
- * and read as a zero-filled page, with no I/O (mm/tests/swapfile_kunit.h).
- */
-struct swap_info_struct *mm_kunit_swapon(unsigned int type,
-					 unsigned int nr_pages);
-void mm_kunit_swapoff(struct swap_info_struct *si);
-#endif
 
 #endif /* _MM_TESTS_MM_KUNIT_H */

@@ -1,96 +1,129 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A swap device for the mm KUnit suites, with no I/O behind it.
+ * A swap device with no I/O behind it, for the swap readahead KUnit tests
+ * (mm/tests/swap_state_kunit.h).
  *
  * This file is included at the bottom of mm/swapfile.c, which keeps the
- * table of swap devices (swap_info[]) to itself.
+ * table of swap devices (swap_info[], swap_lock) and the swap table
+ * allocation to itself.
  *
- * mm_kunit_swapon() puts a device in the table for one swap type, as
- * swapon would, but leaves it out of every list that allocates swap, so
- * nothing but a test's own swap entries ever reach it. Each of its slots is
- * in use once (a swap count of 1, as if one PTE held it) and recorded as
- * a zero-filled page, so swap_read_folio() serves every read from the
- * zeromap and never submits I/O. A test may free a slot by zeroing its
- * swap_map count. mm_kunit_swapoff() takes the device out again; the test
- * must have emptied the swap cache of its entries first.
+ * swap_state_test_swapon() takes a free swap type, as swapon does, and
+ * gives it one cluster of swap slots. Every slot is swapped out once (a
+ * swap count of 1, which stands for the swap PTE a test writes) and marked
+ * zero-filled in its swap table entry, so swap_read_folio() serves every
+ * read as a zero-filled page and never submits I/O. The device is in no
+ * list that swap is allocated from (it is never SWP_WRITEOK), so nothing
+ * but a test's own swap entries ever reach it. swap_state_test_swapoff()
+ * takes it down again as swapoff does; the test must have emptied the swap
+ * cache of its slots first.
  */
 
 #ifdef CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST
 
-#include <linux/swap_cgroup.h>
-
-#include "mm_kunit.h"
-
-struct swap_info_struct *mm_kunit_swapon(unsigned int type,
-					 unsigned int nr_pages)
+struct swap_info_struct *swap_state_test_swapon(unsigned int nr_pages)
 {
+	struct swap_cluster_info *ci;
 	struct swap_info_struct *si;
+	unsigned int ci_off;
 	int err = -ENOMEM;
 
-	if (type >= MAX_SWAPFILES)
+	if (!nr_pages || nr_pages > SWAPFILE_CLUSTER)
 		return ERR_PTR(-EINVAL);
-	if (READ_ONCE(swap_info[type]))
-		return ERR_PTR(-EBUSY);
 
-	si = kvzalloc(struct_size(si, avail_lists, nr_node_ids), GFP_KERNEL);
-	if (!si)
-		return ERR_PTR(-ENOMEM);
-	if (percpu_ref_init(&si->users, swap_users_ref_free,
-			    PERCPU_REF_INIT_DEAD, GFP_KERNEL))
+	/* A free type, its users dead until the device is ready. */
+	si = alloc_swap_info();
+	if (IS_ERR(si))
+		return si;
+	INIT_WORK(&si->discard_work, swap_discard_work);
+	INIT_WORK(&si->reclaim_work, swap_reclaim_work);
+
+	ci = kvzalloc_obj(*ci);
+	if (!ci)
 		goto free_si;
-	spin_lock_init(&si->lock);
-	spin_lock_init(&si->cont_lock);
-	init_completion(&si->comp);
-	si->type = type;
+	spin_lock_init(&ci->lock);
+	if (swap_cluster_alloc_table(ci, GFP_KERNEL))
+		goto free_ci;
+
+	/* Slots past the device's end are bad, as swapon marks them. */
+	spin_lock(&ci->lock);
+	for (ci_off = 0; ci_off < SWAPFILE_CLUSTER; ci_off++) {
+		if (ci_off >= nr_pages) {
+			__swap_table_set(ci, ci_off, SWP_TB_BAD);
+			continue;
+		}
+		__swap_table_set(ci, ci_off,
+				 __swp_tb_mk_count(shadow_to_swp_tb(NULL, 0), 1));
+		__swap_table_set_zero(ci, ci_off);
+	}
+	ci->count = SWAPFILE_CLUSTER;
+	ci->flags = CLUSTER_FLAG_FULL;
+	spin_unlock(&ci->lock);
+
+	INIT_LIST_HEAD(&si->free_clusters);
+	INIT_LIST_HEAD(&si->full_clusters);
+	INIT_LIST_HEAD(&si->discard_clusters);
+	for (ci_off = 0; ci_off < SWAP_NR_ORDERS; ci_off++) {
+		INIT_LIST_HEAD(&si->nonfull_clusters[ci_off]);
+		INIT_LIST_HEAD(&si->frag_clusters[ci_off]);
+	}
+	list_add_tail(&ci->list, &si->full_clusters);
+	si->cluster_info = ci;
 	si->max = nr_pages;
 	si->pages = nr_pages;
-	si->swap_map = vmalloc(nr_pages);
-	si->zeromap = bitmap_zalloc(nr_pages, GFP_KERNEL);
-	if (!si->swap_map || !si->zeromap)
-		goto free_maps;
-	memset(si->swap_map, 1, nr_pages);
-	bitmap_fill(si->zeromap, nr_pages);
-	err = swap_cgroup_swapon(type, nr_pages);
-	if (err)
-		goto free_maps;
-	si->flags = SWP_USED | SWP_WRITEOK;
+	atomic_long_add(nr_pages, &si->inuse_pages);
+	si->flags |= SWP_SOLIDSTATE;
 
-	/* As swapon: the fields are set before users goes live. */
-	spin_lock(&swap_lock);
+	/* Pairs with the smp_rmb() in get_swap_device_info(). */
+	smp_wmb();
 	percpu_ref_resurrect(&si->users);
-	/* Pairs with the READ_ONCE() of swp_swap_info(). */
-	smp_store_release(&swap_info[type], si);
-	spin_unlock(&swap_lock);
 	return si;
 
-free_maps:
-	bitmap_free(si->zeromap);
-	vfree(si->swap_map);
-	percpu_ref_exit(&si->users);
+free_ci:
+	kvfree(ci);
 free_si:
-	kvfree(si);
+	spin_lock(&swap_lock);
+	si->flags = 0;
+	spin_unlock(&swap_lock);
 	return ERR_PTR(err);
 }
 
-void mm_kunit_swapoff(struct swap_info_struct *si)
+void swap_state_test_swapoff(struct swap_info_struct *si)
 {
-	unsigned int type = si->type;
+	struct swap_cluster_info *ci = si->cluster_info;
+	unsigned int ci_off;
 
 	/* As swapoff: no new users, wait for the ones there are. */
-	percpu_ref_kill(&si->users);
+	if (!percpu_ref_is_dying(&si->users))
+		percpu_ref_kill(&si->users);
 	synchronize_rcu();
 	wait_for_completion(&si->comp);
+	flush_work(&si->discard_work);
+	flush_work(&si->reclaim_work);
+
+	/* Drop the slots' swap counts; the bad slots stay counted. */
+	spin_lock(&ci->lock);
+	for (ci_off = 0; ci_off < si->max; ci_off++) {
+		WARN_ON_ONCE(swp_tb_is_folio(__swap_table_get(ci, ci_off)));
+		if (!SWAP_TABLE_HAS_ZEROFLAG)
+			__swap_table_clear_zero(ci, ci_off);
+		__swap_table_set(ci, ci_off, null_to_swp_tb());
+	}
+	ci->count -= si->max;
+	list_del(&ci->list);
+	spin_unlock(&ci->lock);
 
 	spin_lock(&swap_lock);
-	WRITE_ONCE(swap_info[type], NULL);
+	spin_lock(&si->lock);
+	si->cluster_info = NULL;
+	si->max = 0;
+	spin_unlock(&si->lock);
 	spin_unlock(&swap_lock);
-	synchronize_rcu();
+	free_swap_cluster_info(ci, SWAPFILE_CLUSTER);
 
-	swap_cgroup_swapoff(type);
-	bitmap_free(si->zeromap);
-	vfree(si->swap_map);
-	percpu_ref_exit(&si->users);
-	kvfree(si);
+	/* As swapoff, last: alloc_swap_info() may reuse the type now. */
+	spin_lock(&swap_lock);
+	si->flags = 0;
+	spin_unlock(&swap_lock);
 }
 
 #endif /* CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST */

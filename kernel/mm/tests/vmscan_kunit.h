@@ -2,19 +2,32 @@
 /*
  * KUnit tests for reclaim in mm/vmscan.c.
  *
- * This file is included at the bottom of mm/vmscan.c so that the tests can
+ * This file is included at the end of mm/vmscan.c so that the tests can
  * call its static functions.
  *
- * The tests work on a node and lruvec of their own: a pglist_data allocated
- * here, with its lruvec initialised by the real lruvec_init(). Folios are
- * real folios, allocated here and never put on the system's LRU; each is
- * taken off the test's lruvec again when the test ends. Every call that
- * adds, sorts or removes a folio holds the lruvec's lru_lock, as reclaim
- * and mm/swap.c do.
- *
  * Suites:
- *  - mm_vmscan_mglru: which generation lru_gen_add_folio() gives a folio,
- *    and what sort_folio() does with a folio of the oldest generation.
+ *  - mm_vmscan_mglru: the multi-gen LRU. Which generation
+ *    lru_gen_folio_seq() gives a folio and where lru_gen_add_folio() puts
+ *    it; the access count and tier of a folio; what sort_folio() does with
+ *    a folio of the oldest generation; the refault controller
+ *    (positive_ctrl_err(), and read_ctrl_pos() through get_type_to_scan()
+ *    and get_tier_idx(): its min(tier, MAX_NR_TIERS - 1) builds only
+ *    where the compiler can see the tier is not negative).
+ *  - mm_vmscan_scan_balance: the classic LRU's choice between anon and
+ *    file: prepare_scan_control() and get_scan_count().
+ *
+ * Folios are real folios, charged as page cache is (to the root memcg,
+ * when there is a memory controller), and go on the lruvec the kernel's
+ * own folio_lruvec_lock_irq() finds for them: a real lruvec of a real
+ * node. A test that puts folios on that lruvec does so under its lru_lock,
+ * as every caller of lru_gen_add_folio(), lru_gen_del_folio() and
+ * sort_folio() does, and takes them off again, and puts back whatever
+ * else it changed on the lruvec, before it drops the lock: no other user
+ * of the lruvec ever sees them. Only the prepare_scan_control() test
+ * leaves its folios on the lists while it drops the lock, without PG_lru,
+ * which makes reclaim pass them over. The controller functions read
+ * nothing of an lruvec but its lrugen counts: they are tested on an
+ * lruvec of the test's own that no node or memcg holds.
  */
 
 #ifdef CONFIG_MM_VMSCAN_KUNIT_TEST
@@ -24,802 +37,1498 @@
 #include "mm_kunit.h"
 
 /* -------------------------------------------------------------------------
- * A test-owned node
- */
-
-struct vt_node {
-	struct pglist_data *pgdat;
-	struct lruvec *lruvec;
-};
-
-static void vt_free_node(void *data)
-{
-	struct pglist_data *pgdat = data;
-	int z;
-
-	for (z = 0; z < MAX_NR_ZONES; z++)
-		free_percpu(pgdat->node_zones[z].per_cpu_zonestats);
-	free_percpu(pgdat->per_cpu_nodestats);
-	kvfree(pgdat);
-}
-
-/*
- * A node of the test's own. On SMP its statistics stay in its per-CPU
- * counters: with the largest threshold, the few pages a test moves never
- * fold into the system's totals. Without SMP every update goes to the
- * node's and the system's counters at once; they balance out again when
- * the test's folios are taken off the lruvec at the end of the test.
- */
-static struct vt_node vt_node_create(struct kunit *test)
-{
-	struct vt_node node = {};
-	struct pglist_data *pgdat;
-	int z;
-
-	pgdat = kvzalloc(sizeof(*pgdat), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, pgdat);
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, vt_free_node, pgdat));
-	for (z = 0; z < MAX_NR_ZONES; z++)
-		pgdat->node_zones[z].zone_pgdat = pgdat;
-#ifdef CONFIG_SMP
-	{
-		int cpu;
-
-		pgdat->per_cpu_nodestats = alloc_percpu(struct per_cpu_nodestat);
-		KUNIT_ASSERT_NOT_NULL(test, pgdat->per_cpu_nodestats);
-		for (z = 0; z < MAX_NR_ZONES; z++) {
-			struct zone *zone = &pgdat->node_zones[z];
-
-			zone->per_cpu_zonestats = alloc_percpu(struct per_cpu_zonestat);
-			KUNIT_ASSERT_NOT_NULL(test, zone->per_cpu_zonestats);
-		}
-		for_each_possible_cpu(cpu) {
-			per_cpu_ptr(pgdat->per_cpu_nodestats, cpu)->stat_threshold = S8_MAX;
-			for (z = 0; z < MAX_NR_ZONES; z++)
-				per_cpu_ptr(pgdat->node_zones[z].per_cpu_zonestats,
-					    cpu)->stat_threshold = S8_MAX;
-		}
-	}
-#endif
-
-	node.pgdat = pgdat;
-	node.lruvec = &pgdat->__lruvec;
-	lruvec_init(node.lruvec);
-#ifdef CONFIG_MEMCG
-	node.lruvec->pgdat = pgdat;
-#endif
-	return node;
-}
-
-/* -------------------------------------------------------------------------
  * Test folios
  */
 
-struct vt_folio {
+struct vmscan_test_folio {
 	struct folio *folio;
-	struct lruvec *lruvec;
-	unsigned long flags;	/* as allocated, restored before freeing */
+	unsigned long flags;	/* as allocated, put back before freeing */
 };
 
-/* lru_gen_add_folio() under the lru_lock, as lruvec_add_folio()'s callers. */
-static bool vt_add_folio(struct lruvec *lruvec, struct folio *folio,
-			 bool reclaiming)
+static void vmscan_test_folio_free(void *data)
 {
-	bool added;
+	struct vmscan_test_folio *tf = data;
 
-	spin_lock_irq(&lruvec->lru_lock);
-	added = lru_gen_add_folio(lruvec, folio, reclaiming);
-	spin_unlock_irq(&lruvec->lru_lock);
-	return added;
-}
-
-/* sort_folio() under the lru_lock, as scan_folios() calls it. */
-static bool vt_sort_folio(struct lruvec *lruvec, struct folio *folio,
-			  struct scan_control *sc, int tier_idx)
-{
-	bool moved;
-
-	spin_lock_irq(&lruvec->lru_lock);
-	moved = sort_folio(lruvec, folio, sc, tier_idx);
-	spin_unlock_irq(&lruvec->lru_lock);
-	return moved;
-}
-
-static bool vt_on_list(struct list_head *head, struct folio *folio)
-{
-	struct folio *pos;
-
-	list_for_each_entry(pos, head, lru)
-		if (pos == folio)
-			return true;
-	return false;
-}
-
-/* Whether @folio is on any generation list of @lruvec. */
-static bool vt_on_lruvec(struct lruvec *lruvec, struct folio *folio)
-{
-	int gen, type, zone;
-
-	for (gen = 0; gen < MAX_NR_GENS; gen++)
-		for (type = 0; type < ANON_AND_FILE; type++)
-			for (zone = 0; zone < MAX_NR_ZONES; zone++)
-				if (vt_on_list(&lruvec->lrugen.folios[gen][type][zone],
-					       folio))
-					return true;
-	return false;
+	WRITE_ONCE(tf->folio->flags.f, tf->flags);
+	folio_put(tf->folio);
 }
 
 /*
- * Take the folio off the test's lruvec, if a test put it there, and free
- * it. Whether it is on a list is read from the lists, not from the folio's
- * flags: a bug in the code under test may have corrupted the generation
- * its flags claim, and the folio must still go away without a crash.
+ * A new folio of @order with the page flags @flags on top of those it was
+ * allocated with. It is charged as page cache is, to the memcg of the
+ * current task (the root memcg in a kernel thread), so that
+ * folio_lruvec() is the lruvec reclaim would find it on.
  */
-static void vt_free_folio(void *data)
+static struct folio *vmscan_test_folio_create(struct kunit *test,
+					      unsigned int order,
+					      unsigned long flags)
 {
-	struct vt_folio *vf = data;
-	struct lruvec *lruvec = vf->lruvec;
+	struct vmscan_test_folio *tf;
 
-	spin_lock_irq(&lruvec->lru_lock);
-	if (vt_on_lruvec(lruvec, vf->folio) &&
-	    !lru_gen_del_folio(lruvec, vf->folio, false))
-		list_del(&vf->folio->lru);
-	spin_unlock_irq(&lruvec->lru_lock);
-	WRITE_ONCE(vf->folio->flags, vf->flags);
-	folio_put(vf->folio);
-}
-
-/* A new order-0 folio; @flags are page flags to set on it. */
-static struct folio *vt_folio_create(struct kunit *test, struct vt_node *node,
-				     unsigned long flags)
-{
-	struct vt_folio *vf;
-
-	vf = kunit_kzalloc(test, sizeof(*vf), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, vf);
-	vf->folio = folio_alloc(GFP_KERNEL, 0);
-	KUNIT_ASSERT_NOT_NULL(test, vf->folio);
-	vf->lruvec = node->lruvec;
-	vf->flags = READ_ONCE(vf->folio->flags);
+	tf = kunit_kzalloc(test, sizeof(*tf), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tf);
+	tf->folio = folio_alloc(GFP_KERNEL, order);
+	KUNIT_ASSERT_NOT_NULL(test, tf->folio);
+	tf->flags = READ_ONCE(tf->folio->flags.f);
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, vt_free_folio, vf));
-	WRITE_ONCE(vf->folio->flags, vf->flags | flags);
-	return vf->folio;
+			kunit_add_action_or_reset(test, vmscan_test_folio_free,
+						  tf));
+	KUNIT_ASSERT_EQ(test, 0,
+			mem_cgroup_charge(tf->folio, NULL, GFP_KERNEL));
+	WRITE_ONCE(tf->folio->flags.f, tf->flags | flags);
+	return tf->folio;
 }
 
-/* Set the access count beyond PG_referenced that folio_lru_refs() reads. */
-static void vt_set_refs(struct folio *folio, unsigned long refs)
+/* The access count beyond PG_referenced, without PG_workingset. */
+static unsigned long vmscan_test_refs_field(unsigned long flags)
 {
-	unsigned long flags = READ_ONCE(folio->flags) & ~LRU_REFS_MASK;
-
-	WRITE_ONCE(folio->flags, flags | (refs << LRU_REFS_PGOFF));
+	return (flags & LRU_REFS_MASK) >> LRU_REFS_PGOFF;
 }
 
-/* The generation lists a folio of @type in @zone can be on. */
-#define vt_list(lruvec, gen, type, zone) \
-	(&(lruvec)->lrugen.folios[gen][type][zone])
+/* -1 in a row's refs: BIT(LRU_REFS_WIDTH), the most the refs field holds. */
+#define VMSCAN_TEST_REFS_FULL	(-1)
+
+/*
+ * Give @folio the access count folio_lru_refs() is to read: PG_referenced
+ * and @refs - 1 in the refs field, or nothing for 0. False if this
+ * configuration's refs field is too narrow for @refs.
+ */
+static bool vmscan_test_set_refs(struct folio *folio, int refs)
+{
+	unsigned long flags = READ_ONCE(folio->flags.f) & ~LRU_REFS_FLAGS;
+
+	if (refs == VMSCAN_TEST_REFS_FULL)
+		refs = BIT(LRU_REFS_WIDTH);
+	if (refs > BIT(LRU_REFS_WIDTH))
+		return false;
+	if (refs)
+		flags |= BIT(PG_referenced) |
+			 ((refs - 1UL) << LRU_REFS_PGOFF);
+	WRITE_ONCE(folio->flags.f, flags);
+	return true;
+}
+
+/* -------------------------------------------------------------------------
+ * The lruvec of the test's folios
+ */
+
+/*
+ * Lock the lruvec of @folio, as reclaim and mm/swap.c do, and let
+ * lru_gen_add_folio() take folios on it, as lru_gen_change_state() does
+ * under the same lock when the multi-gen LRU is switched on. Returns
+ * whether it took them already; vmscan_test_unlock() puts that back.
+ */
+static struct lruvec *vmscan_test_lock(struct folio *folio, bool *enabled)
+{
+	struct lruvec *lruvec = folio_lruvec_lock_irq(folio);
+
+	*enabled = lruvec->lrugen.enabled;
+	lruvec->lrugen.enabled = true;
+	return lruvec;
+}
+
+/* Take @folio off the lruvec if it is on one of its generations. */
+static void vmscan_test_del(struct lruvec *lruvec, struct folio *folio)
+{
+	if (folio_lru_gen(folio) >= 0)
+		lru_gen_del_folio(lruvec, folio, true);
+}
+
+static void vmscan_test_unlock(struct lruvec *lruvec, bool enabled)
+{
+	lruvec->lrugen.enabled = enabled;
+	lruvec_unlock_irq(lruvec);
+}
+
+/* -------------------------------------------------------------------------
+ * mm_vmscan_mglru: lru_gen_folio_seq()
+ */
+
+/*
+ * The generation a folio enters, by the rules of lru_gen_folio_seq()'s
+ * table: how many generations below max_seq (plus one) it goes, then no
+ * lower than the oldest generation of its type.
+ */
+static unsigned long vmscan_test_model_seq(unsigned long flags,
+					   bool reclaiming,
+					   unsigned long max_seq,
+					   unsigned long min_seq)
+{
+	bool anon = flags & BIT(PG_swapbacked);
+	bool swapcache = anon && (flags & BIT(PG_swapcache));
+	bool workingset = flags & BIT(PG_workingset);
+	unsigned long age;
+
+	if (flags & BIT(PG_active))
+		age = workingset ? MIN_NR_GENS - 1 : MIN_NR_GENS;
+	else if (reclaiming)
+		age = MAX_NR_GENS;
+	else if ((anon && !swapcache) ||
+		 ((flags & BIT(PG_reclaim)) &&
+		  (flags & (BIT(PG_dirty) | BIT(PG_writeback)))))
+		age = MIN_NR_GENS;
+	else if (workingset || (flags & BIT(PG_referenced)))
+		age = MAX_NR_GENS - 1;
+	else
+		age = MAX_NR_GENS;
+	return max(max_seq + 1 - age, min_seq);
+}
+
+struct vmscan_test_seq_case {
+	const char *desc;
+	unsigned long flags;
+	bool reclaiming;
+	unsigned long max_seq;
+	unsigned long min_seq_anon;
+	unsigned long min_seq_file;
+	unsigned long seq;	/* expected */
+};
+
+/*
+ * max_seq 7 with four generations (oldest 4): an active folio enters the
+ * youngest (7) with PG_workingset, else the second youngest (6); one added
+ * by reclaim the oldest (4); anon not in the swap cache, or under reclaim
+ * and dirty or under writeback, the second youngest (6); anything else
+ * the oldest (4), or the second oldest (5) with PG_workingset or
+ * PG_referenced. With fewer generations, never below the oldest of the
+ * folio's own type.
+ */
+static const struct vmscan_test_seq_case vmscan_test_seq_cases[] = {
+	{
+		.desc = "active, workingset: youngest",
+		.flags = BIT(PG_active) | BIT(PG_workingset),
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 4,
+		.seq = 7,
+	},
+	{
+		.desc = "active: second youngest",
+		.flags = BIT(PG_active),
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 4,
+		.seq = 6,
+	},
+	{
+		.desc = "active, referenced: second youngest",
+		.flags = BIT(PG_active) | BIT(PG_referenced),
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 4,
+		.seq = 6,
+	},
+	{
+		.desc = "active anon, workingset, reclaiming: youngest",
+		.flags = BIT(PG_swapbacked) | BIT(PG_active) |
+			 BIT(PG_workingset),
+		.reclaiming = true,
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 4,
+		.seq = 7,
+	},
+	{
+		.desc = "reclaiming: oldest",
+		.flags = BIT(PG_workingset) | BIT(PG_referenced),
+		.reclaiming = true,
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 4,
+		.seq = 4,
+	},
+	{
+		.desc = "reclaiming anon not in the swap cache: oldest",
+		.flags = BIT(PG_swapbacked),
+		.reclaiming = true,
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 4,
+		.seq = 4,
+	},
+	{
+		.desc = "anon not in the swap cache: second youngest",
+		.flags = BIT(PG_swapbacked),
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 4,
+		.seq = 6,
+	},
+	{
+		.desc = "anon in the swap cache: oldest",
+		.flags = BIT(PG_swapbacked) | BIT(PG_swapcache),
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 4,
+		.seq = 4,
+	},
+	{
+		.desc = "anon in the swap cache, referenced: second oldest",
+		.flags = BIT(PG_swapbacked) | BIT(PG_swapcache) |
+			 BIT(PG_referenced),
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 4,
+		.seq = 5,
+	},
+	{
+		.desc = "under reclaim, dirty: second youngest",
+		.flags = BIT(PG_reclaim) | BIT(PG_dirty),
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 4,
+		.seq = 6,
+	},
+	{
+		.desc = "under reclaim, writeback: second youngest",
+		.flags = BIT(PG_reclaim) | BIT(PG_writeback),
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 4,
+		.seq = 6,
+	},
+	{
+		.desc = "under reclaim, clean: oldest",
+		.flags = BIT(PG_reclaim),
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 4,
+		.seq = 4,
+	},
+	{
+		.desc = "dirty, not under reclaim: oldest",
+		.flags = BIT(PG_dirty) | BIT(PG_writeback),
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 4,
+		.seq = 4,
+	},
+	{
+		.desc = "page cache: oldest",
+		.flags = 0,
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 4,
+		.seq = 4,
+	},
+	{
+		.desc = "page cache, workingset: second oldest",
+		.flags = BIT(PG_workingset),
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 4,
+		.seq = 5,
+	},
+	{
+		.desc = "page cache, referenced: second oldest",
+		.flags = BIT(PG_referenced),
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 4,
+		.seq = 5,
+	},
+	{
+		.desc = "two generations of file: oldest file",
+		.flags = BIT(PG_workingset),
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 6,
+		.seq = 6,
+	},
+	{
+		.desc = "three generations of file: second oldest is the oldest",
+		.flags = BIT(PG_referenced),
+		.max_seq = 7,
+		.min_seq_anon = 4,
+		.min_seq_file = 5,
+		.seq = 5,
+	},
+	{
+		.desc = "two generations of anon, not of file: file's rules",
+		.flags = 0,
+		.max_seq = 7,
+		.min_seq_anon = 6,
+		.min_seq_file = 4,
+		.seq = 4,
+	},
+	{
+		.desc = "two generations of anon: oldest anon",
+		.flags = BIT(PG_swapbacked) | BIT(PG_swapcache),
+		.max_seq = 7,
+		.min_seq_anon = 6,
+		.min_seq_file = 4,
+		.seq = 6,
+	},
+};
+
+KUNIT_ARRAY_PARAM_DESC(vmscan_test_seq, vmscan_test_seq_cases, desc);
+
+/*
+ * An lruvec of the test's own for the functions that read nothing of an
+ * lruvec but lruvec->lrugen: no node or memcg holds it, so no other code
+ * can see it, and the test can give it any counts.
+ */
+static struct lruvec *vmscan_test_lrugen_create(struct kunit *test)
+{
+	struct lruvec *lruvec = kunit_kzalloc(test, sizeof(*lruvec),
+					      GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, lruvec);
+	return lruvec;
+}
+
+static void vmscan_test_folio_seq(struct kunit *test)
+{
+	const struct vmscan_test_seq_case *c = test->param_value;
+	struct lruvec *lruvec = vmscan_test_lrugen_create(test);
+	struct folio *folio = vmscan_test_folio_create(test, 0, c->flags);
+
+	lruvec->lrugen.max_seq = c->max_seq;
+	lruvec->lrugen.min_seq[LRU_GEN_ANON] = c->min_seq_anon;
+	lruvec->lrugen.min_seq[LRU_GEN_FILE] = c->min_seq_file;
+
+	KUNIT_EXPECT_EQ(test, c->seq,
+			lru_gen_folio_seq(lruvec, folio, c->reclaiming));
+}
 
 /* -------------------------------------------------------------------------
  * mm_vmscan_mglru: lru_gen_add_folio()
  */
 
-#define VT_FILE		LRU_GEN_FILE
-#define VT_ANON		LRU_GEN_ANON
-
-/* Generations of a test lruvec: max_seq 3, so 0 (oldest) to 3 (youngest). */
-#define VT_MAX_SEQ	(MIN_NR_GENS + 1)
-
-struct vt_add_case {
+struct vmscan_test_add_case {
 	const char *desc;
-	unsigned long flags;	/* page flags of the folio */
+	unsigned int order;
+	unsigned long flags;	/* PG_referenced means 2 refs */
 	bool reclaiming;
-	unsigned long min_seq;	/* of the folio's type */
-	unsigned long seq;	/* expected */
+	bool added;		/* expected */
 };
 
 /*
- * Active: the youngest generation (max_seq). Anon not in the swap cache,
- * or under reclaim and dirty or under writeback: max_seq - 1. Added by
- * reclaim, or with only MIN_NR_GENS generations: the oldest (min_seq).
- * Anything else: the second oldest (min_seq + 1), so that page cache is
- * not evicted before the refault feedback can act.
+ * lru_gen_add_folio() puts the folio on the list of the generation
+ * lru_gen_folio_seq() gives it, at the head, or at the tail when reclaim
+ * adds it (to be evicted first), and counts its pages in that
+ * generation. It clears PG_active, whose meaning the generation now
+ * carries, and keeps PG_referenced, the refs field and PG_workingset. An
+ * unevictable folio is not taken.
  */
-static const struct vt_add_case vt_add_cases[] = {
-	{ .desc = "active page cache: youngest", .flags = BIT(PG_active),
-	  .min_seq = 0, .seq = VT_MAX_SEQ },
-	{ .desc = "active anon: youngest",
-	  .flags = BIT(PG_active) | BIT(PG_swapbacked), .min_seq = 0,
-	  .seq = VT_MAX_SEQ },
-	{ .desc = "anon not in swap cache: second youngest",
-	  .flags = BIT(PG_swapbacked), .min_seq = 0, .seq = VT_MAX_SEQ - 1 },
-	{ .desc = "anon in swap cache: second oldest",
-	  .flags = BIT(PG_swapbacked) | BIT(PG_swapcache), .min_seq = 0,
-	  .seq = 1 },
-	{ .desc = "under reclaim and dirty: second youngest",
-	  .flags = BIT(PG_reclaim) | BIT(PG_dirty), .min_seq = 0,
-	  .seq = VT_MAX_SEQ - 1 },
-	{ .desc = "under reclaim and writeback: second youngest",
-	  .flags = BIT(PG_reclaim) | BIT(PG_writeback), .min_seq = 0,
-	  .seq = VT_MAX_SEQ - 1 },
-	{ .desc = "under reclaim, clean: second oldest",
-	  .flags = BIT(PG_reclaim), .min_seq = 0, .seq = 1 },
-	{ .desc = "added by reclaim: oldest", .reclaiming = true,
-	  .min_seq = 0, .seq = 0 },
-	{ .desc = "only MIN_NR_GENS generations: oldest",
-	  .min_seq = VT_MAX_SEQ - MIN_NR_GENS, .seq = VT_MAX_SEQ - MIN_NR_GENS },
-	{ .desc = "inactive page cache: second oldest", .min_seq = 0, .seq = 1 },
+static const struct vmscan_test_add_case vmscan_test_add_cases[] = {
+	{
+		.desc = "page cache",
+		.order = 0,
+		.flags = 0,
+		.added = true,
+	},
+	{
+		.desc = "page cache, referenced twice",
+		.order = 0,
+		.flags = BIT(PG_referenced),
+		.added = true,
+	},
+	{
+		.desc = "active, workingset, referenced twice",
+		.order = 0,
+		.flags = BIT(PG_active) | BIT(PG_workingset) |
+			 BIT(PG_referenced),
+		.added = true,
+	},
+	{
+		.desc = "active, referenced twice",
+		.order = 0,
+		.flags = BIT(PG_active) | BIT(PG_referenced),
+		.added = true,
+	},
+	{
+		.desc = "reclaiming, workingset, referenced twice: at the tail",
+		.order = 0,
+		.flags = BIT(PG_workingset) | BIT(PG_referenced),
+		.reclaiming = true,
+		.added = true,
+	},
+	{
+		.desc = "anon not in the swap cache",
+		.order = 0,
+		.flags = BIT(PG_swapbacked),
+		.added = true,
+	},
+	{
+		.desc = "anon in the swap cache, referenced twice",
+		.order = 0,
+		.flags = BIT(PG_swapbacked) | BIT(PG_swapcache) |
+			 BIT(PG_referenced),
+		.added = true,
+	},
+	{
+		.desc = "under reclaim, dirty",
+		.order = 0,
+		.flags = BIT(PG_reclaim) | BIT(PG_dirty),
+		.added = true,
+	},
+	{
+		.desc = "order 2, active",
+		.order = 2,
+		.flags = BIT(PG_active),
+		.added = true,
+	},
+	{
+		.desc = "order 2, reclaiming: at the tail",
+		.order = 2,
+		.flags = 0,
+		.reclaiming = true,
+		.added = true,
+	},
+	{
+		.desc = "unevictable: not taken",
+		.order = 0,
+		.flags = BIT(PG_unevictable),
+		.added = false,
+	},
 };
 
-KUNIT_ARRAY_PARAM_DESC(vt_add, vt_add_cases, desc);
+KUNIT_ARRAY_PARAM_DESC(vmscan_test_add, vmscan_test_add_cases, desc);
 
-/* The access count beyond PG_referenced, without PG_workingset. */
-static unsigned long vt_refs_field(struct folio *folio)
-{
-	return (READ_ONCE(folio->flags) & LRU_REFS_MASK) >> LRU_REFS_PGOFF;
-}
+/* What lru_gen_add_folio() did, seen under the lru_lock. */
+struct vmscan_test_added {
+	bool added;
+	unsigned long max_seq;
+	unsigned long min_seq;	/* of the folio's type */
+	int gen;
+	bool at_head;
+	bool at_tail;
+	long nr_pages;		/* added to the generation's count */
+	unsigned long flags;	/* of the folio, once added */
+};
 
-static void lru_gen_add_folio_test(struct kunit *test)
+/*
+ * Add @folio after @earlier, a folio that goes to the same generation, so
+ * that head and tail differ; record, take both off again.
+ */
+static void vmscan_test_add(struct folio *folio, struct folio *earlier,
+			    bool reclaiming, struct vmscan_test_added *out)
 {
-	const struct vt_add_case *c = test->param_value;
-	struct vt_node node = vt_node_create(test);
-	struct lru_gen_folio *lrugen = &node.lruvec->lrugen;
-	bool active = c->flags & BIT(PG_active);
-	struct folio *folio, *earlier;
+	int type = folio_is_file_lru(folio);
+	int zone = folio_zonenum(folio);
+	struct lru_gen_folio *lrugen;
+	struct lruvec *lruvec;
 	struct list_head *list;
-	int type, zone, gen;
+	bool enabled;
+	long before;
+	int gen;
 
-	/* An earlier folio just like it, already in its generation. */
-	earlier = vt_folio_create(test, &node, c->flags);
-	/* An access history: referenced, once more, and workingset. */
-	folio = vt_folio_create(test, &node, c->flags | BIT(PG_referenced) |
-				BIT(PG_workingset));
-	vt_set_refs(folio, 1);
-	type = folio_is_file_lru(folio);
-	zone = folio_zonenum(folio);
-	lrugen->enabled = true;
-	lrugen->min_seq[type] = c->min_seq;
-	gen = lru_gen_from_seq(c->seq);
-	list = vt_list(node.lruvec, gen, type, zone);
-	KUNIT_ASSERT_TRUE(test, vt_add_folio(node.lruvec, earlier, c->reclaiming));
+	lruvec = vmscan_test_lock(folio, &enabled);
+	lrugen = &lruvec->lrugen;
+	out->max_seq = lrugen->max_seq;
+	out->min_seq = lrugen->min_seq[type];
+	gen = lru_gen_from_seq(vmscan_test_model_seq(folio->flags.f, reclaiming,
+						     out->max_seq,
+						     out->min_seq));
+	lru_gen_add_folio(lruvec, earlier, reclaiming);
+	before = lrugen->nr_pages[gen][type][zone];
 
-	KUNIT_ASSERT_TRUE_MSG(test,
-			      vt_add_folio(node.lruvec, folio, c->reclaiming),
-			      "added");
-	KUNIT_EXPECT_EQ_MSG(test, gen, folio_lru_gen(folio),
-			    "generation (seq %lu expected)", c->seq);
-	KUNIT_EXPECT_TRUE_MSG(test, vt_on_list(list, folio),
-			      "on the list of its generation");
-	KUNIT_EXPECT_EQ_MSG(test, 2L, lrugen->nr_pages[gen][type][zone],
-			    "pages in the generation");
-	/*
-	 * A folio added back by reclaim goes to the tail, to be evicted
-	 * first; any other to the head.
-	 */
-	KUNIT_EXPECT_PTR_EQ_MSG(test, folio,
-				c->reclaiming ? list_last_entry(list, struct folio, lru) :
-						list_first_entry(list, struct folio, lru),
-				"at the %s", c->reclaiming ? "tail" : "head");
-	/*
-	 * The generation now says what PG_active said: an active folio loses
-	 * PG_active, PG_referenced and its access count (not PG_workingset);
-	 * the others keep their access history.
-	 */
-	KUNIT_EXPECT_FALSE_MSG(test, folio_test_active(folio), "PG_active");
-	KUNIT_EXPECT_EQ_MSG(test, !active, folio_test_referenced(folio),
-			    "PG_referenced");
-	KUNIT_EXPECT_EQ_MSG(test, active ? 0UL : 1UL, vt_refs_field(folio),
-			    "access count");
-	KUNIT_EXPECT_TRUE_MSG(test, folio_test_workingset(folio),
-			      "PG_workingset");
+	out->added = lru_gen_add_folio(lruvec, folio, reclaiming);
+
+	out->gen = folio_lru_gen(folio);
+	out->flags = READ_ONCE(folio->flags.f);
+	out->nr_pages = lrugen->nr_pages[gen][type][zone] - before;
+	list = &lrugen->folios[gen][type][zone];
+	out->at_head = list_first_entry(list, struct folio, lru) == folio;
+	out->at_tail = list_last_entry(list, struct folio, lru) == folio;
+	vmscan_test_del(lruvec, folio);
+	vmscan_test_del(lruvec, earlier);
+	vmscan_test_unlock(lruvec, enabled);
 }
 
-static void lru_gen_add_folio_unevictable_test(struct kunit *test)
+static void vmscan_test_add_folio(struct kunit *test)
 {
-	struct vt_node node = vt_node_create(test);
-	struct folio *folio = vt_folio_create(test, &node, BIT(PG_unevictable));
+	const struct vmscan_test_add_case *c = test->param_value;
+	unsigned long keep = BIT(PG_referenced) | BIT(PG_workingset) |
+			     LRU_REFS_MASK;
+	struct folio *earlier, *folio;
+	struct vmscan_test_added out;
+	unsigned long flags, seq;
 
-	node.lruvec->lrugen.enabled = true;
-	KUNIT_EXPECT_FALSE(test, vt_add_folio(node.lruvec, folio, false));
-	KUNIT_EXPECT_EQ(test, -1, folio_lru_gen(folio));
+	earlier = vmscan_test_folio_create(test, 0, c->flags);
+	folio = vmscan_test_folio_create(test, c->order, c->flags);
+	if (c->flags & BIT(PG_referenced))
+		KUNIT_ASSERT_TRUE(test, vmscan_test_set_refs(folio, 2));
+	flags = READ_ONCE(folio->flags.f);
+
+	vmscan_test_add(folio, earlier, c->reclaiming, &out);
+
+	KUNIT_ASSERT_EQ(test, c->added, out.added);
+	if (!c->added) {
+		KUNIT_EXPECT_EQ(test, -1, out.gen);
+		return;
+	}
+	seq = vmscan_test_model_seq(flags, c->reclaiming, out.max_seq,
+				    out.min_seq);
+	KUNIT_EXPECT_EQ_MSG(test, lru_gen_from_seq(seq), out.gen,
+			    "seq %lu of max_seq %lu, min_seq %lu", seq,
+			    out.max_seq, out.min_seq);
+	KUNIT_EXPECT_EQ(test, (long)folio_nr_pages(folio), out.nr_pages);
+	KUNIT_EXPECT_EQ(test, !c->reclaiming, out.at_head);
+	KUNIT_EXPECT_EQ(test, c->reclaiming, out.at_tail);
+	KUNIT_EXPECT_FALSE(test, out.flags & BIT(PG_active));
+	KUNIT_EXPECT_EQ(test, flags & keep, out.flags & keep);
+}
+
+/* -------------------------------------------------------------------------
+ * mm_vmscan_mglru: access counts and tiers
+ */
+
+struct vmscan_test_refs_case {
+	const char *desc;
+	unsigned long flags;
+	unsigned long field;	/* the refs field */
+	int refs;		/* expected */
+	int tier;		/* expected */
+};
+
+/*
+ * folio_lru_refs() is 0 without PG_referenced, whatever the refs field
+ * holds, else the refs field plus one; the tier is order_base_2() of
+ * that, or the last tier for a PG_workingset folio.
+ */
+static const struct vmscan_test_refs_case vmscan_test_refs_cases[] = {
+	{
+		.desc = "nothing: tier 0",
+		.flags = 0,
+		.field = 0,
+		.refs = 0,
+		.tier = 0,
+	},
+	{
+		.desc = "refs field without PG_referenced: ignored",
+		.flags = 0,
+		.field = 1,
+		.refs = 0,
+		.tier = 0,
+	},
+	{
+		.desc = "PG_referenced: 1 ref, tier 0",
+		.flags = BIT(PG_referenced),
+		.field = 0,
+		.refs = 1,
+		.tier = 0,
+	},
+	{
+		.desc = "PG_referenced and 1: 2 refs, tier 1",
+		.flags = BIT(PG_referenced),
+		.field = 1,
+		.refs = 2,
+		.tier = 1,
+	},
+	{
+		.desc = "PG_referenced and 2: 3 refs, tier 2",
+		.flags = BIT(PG_referenced),
+		.field = 2,
+		.refs = 3,
+		.tier = 2,
+	},
+	{
+		.desc = "PG_referenced and 3: 4 refs, tier 2",
+		.flags = BIT(PG_referenced),
+		.field = 3,
+		.refs = 4,
+		.tier = 2,
+	},
+	{
+		.desc = "PG_workingset: last tier",
+		.flags = BIT(PG_workingset),
+		.field = 0,
+		.refs = 0,
+		.tier = MAX_NR_TIERS - 1,
+	},
+	{
+		.desc = "PG_workingset, PG_referenced and 1: last tier",
+		.flags = BIT(PG_workingset) | BIT(PG_referenced),
+		.field = 1,
+		.refs = 2,
+		.tier = MAX_NR_TIERS - 1,
+	},
+};
+
+KUNIT_ARRAY_PARAM_DESC(vmscan_test_refs, vmscan_test_refs_cases, desc);
+
+static void vmscan_test_refs_tier(struct kunit *test)
+{
+	const struct vmscan_test_refs_case *c = test->param_value;
+	struct folio *folio = vmscan_test_folio_create(test, 0, c->flags);
+	int refs;
+
+	if (c->field >= BIT(LRU_REFS_WIDTH))
+		kunit_skip(test, "LRU_REFS_WIDTH is %d", LRU_REFS_WIDTH);
+	WRITE_ONCE(folio->flags.f,
+		   folio->flags.f | (c->field << LRU_REFS_PGOFF));
+
+	refs = folio_lru_refs(folio);
+	KUNIT_EXPECT_EQ(test, c->refs, refs);
+	KUNIT_EXPECT_EQ(test, c->tier,
+			lru_tier_from_refs(refs, folio_test_workingset(folio)));
+}
+
+/*
+ * An access through a file descriptor under the multi-gen LRU: the first
+ * sets PG_referenced, each next one adds to the refs field, and once that
+ * is full PG_workingset is set.
+ */
+static void vmscan_test_mark_accessed(struct kunit *test)
+{
+	struct folio *folio = vmscan_test_folio_create(test, 0, 0);
+	unsigned long n, full = BIT(LRU_REFS_WIDTH) - 1;
+	unsigned long flags;
+
+	if (!lru_gen_enabled())
+		kunit_skip(test, "the multi-gen LRU is off");
+	for (n = 1; n <= full + 3; n++) {
+		folio_mark_accessed(folio);
+		flags = READ_ONCE(folio->flags.f);
+		KUNIT_EXPECT_TRUE_MSG(test, flags & BIT(PG_referenced),
+				      "access %lu", n);
+		KUNIT_EXPECT_EQ_MSG(test, min(n - 1, full),
+				    vmscan_test_refs_field(flags),
+				    "access %lu", n);
+		KUNIT_EXPECT_EQ_MSG(test, n > full + 1,
+				    !!(flags & BIT(PG_workingset)),
+				    "access %lu", n);
+	}
 }
 
 /* -------------------------------------------------------------------------
  * mm_vmscan_mglru: sort_folio()
  */
 
-enum vt_sort_result {
-	VT_LEFT,		/* false: left for eviction */
-	VT_PROMOTED,		/* true: moved to the generation it has */
-	VT_PROTECTED,		/* true: next generation, counted protected */
-	VT_INELIGIBLE,		/* true: next generation, not counted */
+enum vmscan_test_sort_result {
+	VMSCAN_TEST_LEFT,	/* false: left to be isolated */
+	VMSCAN_TEST_PROMOTED,	/* true: to the head of its own generation */
+	VMSCAN_TEST_PROTECTED,	/* true: to the head of the next one */
+	VMSCAN_TEST_INELIGIBLE,	/* true: to the tail of the next one */
 };
 
-enum vt_reclaim_idx {
-	VT_ALL_ZONES,		/* reclaim_idx: the highest zone */
-	VT_UP_TO_ZONE,		/* the folio's zone */
-	VT_BELOW_ZONE,		/* the zone below the folio's */
-};
-
-struct vt_sort_case {
+struct vmscan_test_sort_case {
 	const char *desc;
-	bool promoted;		/* the folio is not in the oldest generation */
-	bool unevictable;	/* PG_mlocked */
-	int refs;		/* folio_lru_refs(); -1: saturated */
+	bool anon;		/* in the swap cache */
+	unsigned int order;
+	int refs;		/* folio_lru_refs() */
+	bool workingset;
+	bool promoted;		/* not in the oldest generation */
+	bool mlocked;		/* once on the LRU */
 	int tier_idx;
-	enum vt_reclaim_idx reclaim_idx;
-	enum vt_sort_result result;
+	bool below_zone;	/* reclaim_idx below the folio's zone */
+	enum vmscan_test_sort_result result;	/* expected */
+	int tier;		/* expected: in protected[], or -1 */
 };
-
-/* BIT(LRU_REFS_WIDTH): the access count has saturated. */
-#define VT_REFS_SATURATED	(-1)
 
 /*
- * A folio whose generation is no longer the oldest was promoted: it moves
- * to its generation. One whose tier (order_base_2(refs + 1)) is above
- * tier_idx, or whose refs have saturated at BIT(LRU_REFS_WIDTH), is
- * protected: it moves to the next generation and is counted in
- * lrugen->protected for its tier. One in a zone above reclaim_idx moves to
- * the next generation. Anything else is left for eviction. A promoted folio
- * goes to the head of its list, the young end; one moved on goes to the
- * tail of the next generation's, where eviction looks first when that
- * generation is the oldest. No folio leaves with PG_reclaim: sort_folio()
- * does not start writeback. An unevictable folio is left, whatever else it
- * is, for the generic path to cull.
+ * sort_folio() on a folio of the oldest generation, in this order: an
+ * unevictable folio is left for the generic path to cull; a promoted one
+ * (its generation is no longer the oldest) goes to the head of its own
+ * list; one whose tier is above tier_idx, or whose refs and PG_workingset
+ * are all set (BIT(LRU_REFS_WIDTH) + 1), goes to the head of the next
+ * generation, losing PG_referenced and its refs, and counts, by its
+ * pages, in protected[][type][tier] unless it was that saturated
+ * workingset; one in a zone above reclaim_idx goes to the tail of the
+ * next generation; anything else is left to be isolated.
  */
-static const struct vt_sort_case vt_sort_cases[] = {
-	{ .desc = "promoted", .promoted = true, .refs = 0, .tier_idx = 0,
-	  .result = VT_PROMOTED },
-	{ .desc = "tier 1 above tier_idx 0: protected", .refs = 1,
-	  .tier_idx = 0, .result = VT_PROTECTED },
-	{ .desc = "tier 1 at tier_idx 1: left", .refs = 1, .tier_idx = 1,
-	  .result = VT_LEFT },
-	{ .desc = "saturated refs: protected at any tier_idx",
-	  .refs = VT_REFS_SATURATED, .tier_idx = MAX_NR_TIERS - 1,
-	  .result = VT_PROTECTED },
-	{ .desc = "zone above reclaim_idx: moved on", .refs = 0,
-	  .tier_idx = 0, .reclaim_idx = VT_BELOW_ZONE,
-	  .result = VT_INELIGIBLE },
-	{ .desc = "zone at reclaim_idx: left", .refs = 0, .tier_idx = 0,
-	  .reclaim_idx = VT_UP_TO_ZONE, .result = VT_LEFT },
-	{ .desc = "no refs: left for eviction", .refs = 0, .tier_idx = 0,
-	  .result = VT_LEFT },
-	{ .desc = "unevictable, promoted: left for the generic path",
-	  .promoted = true, .unevictable = true, .refs = 0, .tier_idx = 0,
-	  .result = VT_LEFT },
+static const struct vmscan_test_sort_case vmscan_test_sort_cases[] = {
+	{
+		.desc = "unevictable, tier 1: left",
+		.refs = 2,
+		.mlocked = true,
+		.tier_idx = 0,
+		.result = VMSCAN_TEST_LEFT,
+		.tier = -1,
+	},
+	{
+		.desc = "promoted: head of its generation",
+		.refs = 2,
+		.promoted = true,
+		.tier_idx = 0,
+		.result = VMSCAN_TEST_PROMOTED,
+		.tier = -1,
+	},
+	{
+		.desc = "tier 1 above tier_idx 0: protected",
+		.refs = 2,
+		.tier_idx = 0,
+		.result = VMSCAN_TEST_PROTECTED,
+		.tier = 1,
+	},
+	{
+		.desc = "tier 1 at tier_idx 1: left",
+		.refs = 2,
+		.tier_idx = 1,
+		.result = VMSCAN_TEST_LEFT,
+		.tier = -1,
+	},
+	{
+		.desc = "tier 2 above tier_idx 1: protected",
+		.refs = 3,
+		.tier_idx = 1,
+		.result = VMSCAN_TEST_PROTECTED,
+		.tier = 2,
+	},
+	{
+		.desc = "anon, tier 1 above tier_idx 0: protected",
+		.anon = true,
+		.refs = 2,
+		.tier_idx = 0,
+		.result = VMSCAN_TEST_PROTECTED,
+		.tier = 1,
+	},
+	{
+		.desc = "order 2, tier 1 above tier_idx 0: protected, 4 pages",
+		.order = 2,
+		.refs = 2,
+		.tier_idx = 0,
+		.result = VMSCAN_TEST_PROTECTED,
+		.tier = 1,
+	},
+	{
+		.desc = "workingset, 2 refs, tier_idx 2: protected in tier 3",
+		.refs = 2,
+		.workingset = true,
+		.tier_idx = 2,
+		.result = VMSCAN_TEST_PROTECTED,
+		.tier = 3,
+	},
+	{
+		.desc = "workingset, no refs, tier_idx 3: left",
+		.refs = 0,
+		.workingset = true,
+		.tier_idx = 3,
+		.result = VMSCAN_TEST_LEFT,
+		.tier = -1,
+	},
+	{
+		.desc = "refs full without workingset, tier_idx 3: left",
+		.refs = VMSCAN_TEST_REFS_FULL,
+		.tier_idx = 3,
+		.result = VMSCAN_TEST_LEFT,
+		.tier = -1,
+	},
+	{
+		.desc = "refs full and workingset, tier_idx 3: moved, not counted",
+		.refs = VMSCAN_TEST_REFS_FULL,
+		.workingset = true,
+		.tier_idx = 3,
+		.result = VMSCAN_TEST_PROTECTED,
+		.tier = -1,
+	},
+	{
+		.desc = "refs full and workingset, tier_idx 2: not counted",
+		.refs = VMSCAN_TEST_REFS_FULL,
+		.workingset = true,
+		.tier_idx = 2,
+		.result = VMSCAN_TEST_PROTECTED,
+		.tier = -1,
+	},
+	{
+		.desc = "zone above reclaim_idx: tail of the next generation",
+		.refs = 1,
+		.tier_idx = 0,
+		.below_zone = true,
+		.result = VMSCAN_TEST_INELIGIBLE,
+		.tier = -1,
+	},
+	{
+		.desc = "protected before ineligible",
+		.refs = 2,
+		.tier_idx = 0,
+		.below_zone = true,
+		.result = VMSCAN_TEST_PROTECTED,
+		.tier = 1,
+	},
+	{
+		.desc = "tier 0, zone at reclaim_idx: left",
+		.refs = 1,
+		.tier_idx = 0,
+		.result = VMSCAN_TEST_LEFT,
+		.tier = -1,
+	},
 };
 
-KUNIT_ARRAY_PARAM_DESC(vt_sort, vt_sort_cases, desc);
+KUNIT_ARRAY_PARAM_DESC(vmscan_test_sort, vmscan_test_sort_cases, desc);
 
-/* What sort_folio_test() seeds lrugen->protected[hist][type][tier] with. */
-#define VT_PROTECTED_SEED(type, tier)	(100UL * ((type) * MAX_NR_TIERS + (tier) + 1))
-
-/* Give @folio the refs folio_lru_refs() reports: -1 for saturated. */
-static int vt_give_refs(struct folio *folio, int refs)
-{
-	if (refs == VT_REFS_SATURATED) {
-		/* The counter at its maximum plus PG_workingset. */
-		vt_set_refs(folio, BIT(LRU_REFS_WIDTH) - 1);
-		folio_set_workingset(folio);
-		return BIT(LRU_REFS_WIDTH);
-	}
-	vt_set_refs(folio, refs);
-	return refs;
-}
-
-static void sort_folio_test(struct kunit *test)
-{
-	const struct vt_sort_case *c = test->param_value;
-	struct vt_node node = vt_node_create(test);
-	struct lru_gen_folio *lrugen = &node.lruvec->lrugen;
-	struct scan_control sc = { .reclaim_idx = MAX_NR_ZONES - 1 };
-	struct folio *folio, *neighbour;
-	struct list_head *list;
-	int type, zone, gen, old_gen, refs, tier, hist, t, i;
+/* What sort_folio() did, seen under the lru_lock. */
+struct vmscan_test_sorted {
 	bool moved;
+	unsigned long min_seq;	/* of the folio's type */
+	int old_gen;
+	int gen;
+	bool at_head;
+	bool at_tail;
+	unsigned long flags;	/* of the folio, once sorted */
+	long protected[ANON_AND_FILE][MAX_NR_TIERS];	/* added */
+};
 
-	folio = vt_folio_create(test, &node,
-				c->unevictable ? BIT(PG_mlocked) : 0);
-	neighbour = vt_folio_create(test, &node, 0);
-	type = folio_is_file_lru(folio);
-	zone = folio_zonenum(folio);
-	lrugen->enabled = true;
-	/*
-	 * reclaiming: the oldest generation; otherwise the second oldest,
-	 * where the neighbour goes too: the list the folio is promoted in or
-	 * moved on to.
-	 */
-	KUNIT_ASSERT_TRUE(test, vt_add_folio(node.lruvec, folio, !c->promoted));
-	KUNIT_ASSERT_TRUE(test, vt_add_folio(node.lruvec, neighbour, false));
-	old_gen = folio_lru_gen(folio);
-	refs = vt_give_refs(folio, c->refs);
-	KUNIT_ASSERT_EQ_MSG(test, refs, folio_lru_refs(folio), "refs");
-	tier = lru_tier_from_refs(refs);
-	if (c->reclaim_idx == VT_UP_TO_ZONE)
-		sc.reclaim_idx = zone;
-	else if (c->reclaim_idx == VT_BELOW_ZONE)
-		sc.reclaim_idx = zone - 1;
-	/* A count of its own in every tier, so that a wrong tier shows. */
-	hist = lru_hist_from_seq(lrugen->min_seq[type]);
-	for (t = 0; t < ANON_AND_FILE; t++)
-		for (i = 0; i < MAX_NR_TIERS - 1; i++)
-			lrugen->protected[hist][t][i] = VT_PROTECTED_SEED(t, i);
+/*
+ * Page flags that make lru_gen_add_folio() put a folio of the type of
+ * @folio into generation @seq, of the lruvec's window: the folio the
+ * sorted one is to land before or after.
+ */
+static unsigned long vmscan_test_flags_for_seq(struct lru_gen_folio *lrugen,
+					       struct folio *folio,
+					       unsigned long seq)
+{
+	unsigned long type = folio_is_file_lru(folio) ? 0 :
+			     BIT(PG_swapbacked) | BIT(PG_swapcache);
 
-	moved = vt_sort_folio(node.lruvec, folio, &sc, c->tier_idx);
+	switch (lrugen->max_seq - seq) {
+	case 0:
+		return type | BIT(PG_active) | BIT(PG_workingset);
+	case 1:
+		return type | BIT(PG_active);
+	default:
+		return type | BIT(PG_referenced);
+	}
+}
 
-	gen = folio_lru_gen(folio);
-	list = vt_list(node.lruvec, gen, type, zone);
+/*
+ * Put @folio on the LRU (in the oldest generation, unless @c->promoted),
+ * @other into the generation @folio is to end up in, after it, then sort
+ * @folio; record, put the protected counts back, take both off again.
+ */
+static void vmscan_test_sort(const struct vmscan_test_sort_case *c,
+			     struct folio *folio, struct folio *other,
+			     struct vmscan_test_sorted *out)
+{
+	int type = folio_is_file_lru(folio);
+	int zone = folio_zonenum(folio);
+	struct scan_control sc = {
+		.reclaim_idx = c->below_zone ? zone - 1 : zone,
+	};
+	unsigned long saved[ANON_AND_FILE][MAX_NR_TIERS];
+	struct lru_gen_folio *lrugen;
+	struct lruvec *lruvec;
+	struct list_head *list;
+	int hist, t, i;
+	bool enabled;
+
+	lruvec = vmscan_test_lock(folio, &enabled);
+	lrugen = &lruvec->lrugen;
+	out->min_seq = lrugen->min_seq[type];
+	hist = lru_hist_from_seq(out->min_seq);
+	memcpy(saved, lrugen->protected[hist], sizeof(saved));
+	lru_gen_add_folio(lruvec, folio, !c->promoted);
+	out->old_gen = folio_lru_gen(folio);
+	other->flags.f |= vmscan_test_flags_for_seq(lrugen, folio, c->promoted ?
+						    lrugen->max_seq :
+						    out->min_seq + 1);
+	lru_gen_add_folio(lruvec, other, false);
+	if (c->mlocked)
+		folio_set_mlocked(folio);
+
+	out->moved = sort_folio(lruvec, folio, &sc, c->tier_idx);
+
+	out->gen = folio_lru_gen(folio);
+	out->flags = READ_ONCE(folio->flags.f);
+	list = &lrugen->folios[out->gen][type][zone];
+	out->at_head = list_first_entry(list, struct folio, lru) == folio;
+	out->at_tail = list_last_entry(list, struct folio, lru) == folio;
+	for (t = 0; t < ANON_AND_FILE; t++) {
+		for (i = 0; i < MAX_NR_TIERS; i++) {
+			out->protected[t][i] = lrugen->protected[hist][t][i] -
+					       saved[t][i];
+			WRITE_ONCE(lrugen->protected[hist][t][i], saved[t][i]);
+		}
+	}
+	folio_clear_mlocked(folio);
+	vmscan_test_del(lruvec, folio);
+	vmscan_test_del(lruvec, other);
+	vmscan_test_unlock(lruvec, enabled);
+}
+
+/* The generation, list end and flags the case expects. */
+static void vmscan_test_check_sorted(struct kunit *test,
+				     const struct vmscan_test_sort_case *c,
+				     const struct vmscan_test_sorted *out,
+				     unsigned long flags)
+{
+	unsigned long cleared = LRU_REFS_FLAGS;
+	unsigned long history = LRU_REFS_FLAGS | BIT(PG_workingset);
+	unsigned long kept = out->flags & history;
+	int next = lru_gen_from_seq(out->min_seq + 1);
+
 	switch (c->result) {
-	case VT_LEFT:
-		KUNIT_EXPECT_FALSE(test, moved);
-		KUNIT_EXPECT_EQ_MSG(test, old_gen, gen, "generation");
+	case VMSCAN_TEST_LEFT:
+		KUNIT_EXPECT_FALSE(test, out->moved);
+		KUNIT_EXPECT_EQ(test, out->old_gen, out->gen);
+		cleared = 0;
 		break;
-	case VT_PROMOTED:
-		KUNIT_EXPECT_TRUE(test, moved);
-		KUNIT_EXPECT_EQ_MSG(test, old_gen, gen, "generation");
-		KUNIT_EXPECT_PTR_EQ_MSG(test, folio,
-					list_first_entry(list, struct folio, lru),
-					"at the head of its list");
+	case VMSCAN_TEST_PROMOTED:
+		KUNIT_EXPECT_TRUE(test, out->moved);
+		KUNIT_EXPECT_EQ(test, out->old_gen, out->gen);
+		KUNIT_EXPECT_TRUE_MSG(test, out->at_head, "at the head");
+		cleared = 0;
 		break;
-	case VT_PROTECTED:
-	case VT_INELIGIBLE:
-		KUNIT_EXPECT_TRUE(test, moved);
-		KUNIT_EXPECT_EQ_MSG(test, (old_gen + 1) % (int)MAX_NR_GENS, gen,
-				    "next generation");
-		KUNIT_EXPECT_EQ_MSG(test, 0, folio_lru_refs(folio),
-				    "access history cleared");
-		KUNIT_EXPECT_PTR_EQ_MSG(test, folio,
-					list_last_entry(list, struct folio, lru),
-					"at the tail of the next generation");
+	case VMSCAN_TEST_PROTECTED:
+		KUNIT_EXPECT_TRUE(test, out->moved);
+		KUNIT_EXPECT_EQ(test, next, out->gen);
+		KUNIT_EXPECT_TRUE_MSG(test, out->at_head, "at the head");
+		break;
+	case VMSCAN_TEST_INELIGIBLE:
+		KUNIT_EXPECT_TRUE(test, out->moved);
+		KUNIT_EXPECT_EQ(test, next, out->gen);
+		KUNIT_EXPECT_TRUE_MSG(test, out->at_tail, "at the tail");
 		break;
 	}
-	KUNIT_EXPECT_TRUE_MSG(test, vt_on_list(list, folio),
-			      "on the list of generation %d", gen);
-	KUNIT_EXPECT_FALSE_MSG(test, folio_test_reclaim(folio), "PG_reclaim");
-	for (i = 0; i < MAX_NR_TIERS - 1; i++) {
-		unsigned long expected = VT_PROTECTED_SEED(type, i) +
-			(c->result == VT_PROTECTED && i == tier - 1 ? 1 : 0);
+	KUNIT_EXPECT_EQ_MSG(test, flags & ~cleared, kept,
+			    "PG_referenced, refs and PG_workingset");
+}
 
-		KUNIT_EXPECT_EQ_MSG(test, expected,
-				    lrugen->protected[hist][type][i],
-				    "protected[tier %d] (folio in tier %d)",
-				    i + 1, tier);
-	}
+static void vmscan_test_sort_folio(struct kunit *test)
+{
+	const struct vmscan_test_sort_case *c = test->param_value;
+	unsigned long type = c->anon ?
+			     BIT(PG_swapbacked) | BIT(PG_swapcache) : 0;
+	struct folio *folio, *other;
+	struct vmscan_test_sorted out;
+	unsigned long flags;
+	int t, i;
+
+	folio = vmscan_test_folio_create(test, c->order, type |
+			(c->promoted ? BIT(PG_active) | BIT(PG_workingset) : 0) |
+			(c->workingset ? BIT(PG_workingset) : 0));
+	other = vmscan_test_folio_create(test, 0, 0);
+	if (!vmscan_test_set_refs(folio, c->refs))
+		kunit_skip(test, "LRU_REFS_WIDTH is %d", LRU_REFS_WIDTH);
+	/* Only the rows that say so are for a saturated folio. */
+	if (c->refs != VMSCAN_TEST_REFS_FULL &&
+	    folio_lru_refs(folio) + c->workingset == BIT(LRU_REFS_WIDTH) + 1)
+		kunit_skip(test, "LRU_REFS_WIDTH is %d", LRU_REFS_WIDTH);
+	flags = READ_ONCE(folio->flags.f) & (LRU_REFS_FLAGS | BIT(PG_workingset));
+
+	vmscan_test_sort(c, folio, other, &out);
+
+	vmscan_test_check_sorted(test, c, &out, flags);
+	for (t = 0; t < ANON_AND_FILE; t++)
+		for (i = 0; i < MAX_NR_TIERS; i++) {
+			long want = t == !c->anon && i == c->tier ?
+				    (long)folio_nr_pages(folio) : 0L;
+
+			KUNIT_EXPECT_EQ_MSG(test, want, out.protected[t][i],
+					    "protected[type %d][tier %d]", t, i);
+		}
 }
 
 /* -------------------------------------------------------------------------
- * mm_vmscan_mglru: counting accesses up to saturation
+ * mm_vmscan_mglru: the refault controller
  */
 
-static void vt_set_lru_gen_key(bool enabled)
-{
-	if (enabled)
-		static_branch_enable(&lru_gen_caps[LRU_GEN_CORE]);
-	else
-		static_branch_disable(&lru_gen_caps[LRU_GEN_CORE]);
-}
-
-static void vt_restore_lru_gen(void *enabled)
-{
-	vt_set_lru_gen_key((bool)(long)enabled);
-}
+/* The counts of the generations the controller does not read. */
+#define VMSCAN_TEST_ELSEWHERE	1000000UL
 
 /*
- * Make lru_gen_enabled() say @enabled until the test ends, without moving
- * a single folio of the system. lru_gen_change_state() would move every
- * folio on the system's LRUs to the other kind of list, and on the way
- * into the multi-gen LRU an active folio loses PG_referenced and its access
- * count. Only the static key is switched here: the system's lruvecs keep
- * their lrugen.enabled, which is what lru_gen_add_folio() and
- * lru_gen_del_folio() go by, so their folios stay on the lists they are
- * on, as they do between the key switch and the lruvec walk of
- * lru_gen_change_state() itself. The test's own lruvec sets lrugen.enabled
- * as it needs.
+ * Give every count of the controller VMSCAN_TEST_ELSEWHERE, then the
+ * current history generation of @type (min_seq 5) the counts of each
+ * tier: refaults avg @avg_refaulted plus @refaulted, evictions avg
+ * @avg_total plus @protected plus @evicted.
  */
-static void vt_switch_lru_gen(struct kunit *test, bool enabled)
-{
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, vt_restore_lru_gen,
-						  (void *)(long)lru_gen_enabled()));
-	vt_set_lru_gen_key(enabled);
-}
-
-/*
- * Under the multi-gen LRU, folio_mark_accessed() counts accesses: after N
- * of them folio_lru_refs() is N - 1, up to BIT(LRU_REFS_WIDTH), where it
- * saturates (accesses through file descriptors beyond what the tiers
- * track). A saturated folio in the oldest generation is protected by
- * sort_folio() even at the highest tier_idx.
- */
-static void folio_mark_accessed_refs_test(struct kunit *test)
-{
-	struct vt_node node = vt_node_create(test);
-	struct folio *folio = vt_folio_create(test, &node, 0);
-	struct scan_control sc = { .reclaim_idx = MAX_NR_ZONES - 1 };
-	int max = BIT(LRU_REFS_WIDTH);
-	int n, expected;
-
-	kunit_info(test, "LRU_REFS_WIDTH is %d in this configuration\n",
-		   LRU_REFS_WIDTH);
-	vt_switch_lru_gen(test, true);
-	for (n = 1; n <= max + 3; n++) {
-		folio_mark_accessed(folio);
-		expected = min(n - 1, max);
-		KUNIT_ASSERT_EQ_MSG(test, expected, folio_lru_refs(folio),
-				    "refs after %d accesses (LRU_REFS_WIDTH %d)",
-				    n, LRU_REFS_WIDTH);
-	}
-
-	node.lruvec->lrugen.enabled = true;
-	KUNIT_ASSERT_TRUE(test, vt_add_folio(node.lruvec, folio, true));
-	KUNIT_ASSERT_EQ(test, 0, folio_lru_gen(folio));
-	KUNIT_EXPECT_TRUE(test, vt_sort_folio(node.lruvec, folio, &sc,
-					      MAX_NR_TIERS - 1));
-	KUNIT_EXPECT_EQ_MSG(test, 1, folio_lru_gen(folio),
-			    "saturated folio moved to the next generation");
-}
-
-/* -------------------------------------------------------------------------
- * mm_vmscan_mglru: get_type_to_scan(), the refault feedback
- */
-
-struct vt_type_case {
-	const char *desc;
-	unsigned long anon_refaulted, anon_total;	/* first tier */
-	unsigned long file_refaulted, file_total;
-	/* Tier @tier of the type chosen (0: none beyond the first) */
-	int tier;
-	unsigned long tier_refaulted, tier_total;
-	int swappiness;
-	/* expected */
-	int type;		/* LRU_GEN_ANON or LRU_GEN_FILE */
-	int tier_idx;
+struct vmscan_test_ctrl_counts {
+	unsigned long avg_refaulted[MAX_NR_TIERS];
+	unsigned long refaulted[MAX_NR_TIERS];
+	unsigned long avg_total[MAX_NR_TIERS];
+	unsigned long protected[MAX_NR_TIERS];
+	unsigned long evicted[MAX_NR_TIERS];
 };
 
-/*
- * The controller scans file if file's refault rate in the first tier,
- * weighted by the gains (swappiness for anon, MAX_SWAPPINESS - swappiness
- * for file), is not above anon's, or if file has had too few refaults
- * (under MIN_LRU_BATCH) to judge; otherwise anon.
- *
- * Then the tiers of the chosen type above the first are held against the
- * first tier of the other type: the first one that refaults more (and
- * often enough to judge) is protected, and tier_idx, the last tier to
- * evict, is the one below it. Tiers with too few refaults to judge are
- * evicted: with none, tier_idx is the highest tier.
- */
-static const struct vt_type_case vt_type_cases[] = {
-	{
-		.desc = "file refaults more: anon",
-		.anon_refaulted = 100, .anon_total = 10000,
-		.file_refaulted = 5000, .file_total = 10000,
-		.swappiness = 100,
-		.type = LRU_GEN_ANON, .tier_idx = MAX_NR_TIERS - 1,
-	},
-	{
-		.desc = "file refaults less: file",
-		.anon_refaulted = 5000, .anon_total = 10000,
-		.file_refaulted = 100, .file_total = 10000,
-		.swappiness = 100,
-		.type = LRU_GEN_FILE, .tier_idx = MAX_NR_TIERS - 1,
-	},
-	{
-		.desc = "too few file refaults to judge: file",
-		.anon_refaulted = 100, .anon_total = 10000,
-		.file_refaulted = 10, .file_total = 20,
-		.swappiness = 100,
-		.type = LRU_GEN_FILE, .tier_idx = MAX_NR_TIERS - 1,
-	},
-	{
-		.desc = "MIN_LRU_BATCH file refaults are enough to judge: anon",
-		.anon_refaulted = 100, .anon_total = 10000,
-		.file_refaulted = MIN_LRU_BATCH, .file_total = 100,
-		.swappiness = 100,
-		.type = LRU_GEN_ANON, .tier_idx = MAX_NR_TIERS - 1,
-	},
-	/*
-	 * With equal gains, the first tier of anon is held to
-	 * (refaulted + 1) / (total + MIN_LRU_BATCH): at equal rates, file's
-	 * is above it and anon is scanned; the tiers of anon start at 1.
-	 */
-	{
-		.desc = "equal rates, swappiness 100: anon, every tier evicted",
-		.anon_refaulted = 1000, .anon_total = 10000,
-		.file_refaulted = 1000, .file_total = 10000,
-		.swappiness = 100,
-		.type = LRU_GEN_ANON, .tier_idx = MAX_NR_TIERS - 1,
-	},
-	{
-		.desc = "equal rates, swappiness 60 (file cheaper): file",
-		.anon_refaulted = 1000, .anon_total = 10000,
-		.file_refaulted = 1000, .file_total = 10000,
-		.swappiness = 60,
-		.type = LRU_GEN_FILE, .tier_idx = MAX_NR_TIERS - 1,
-	},
-	{
-		.desc = "equal rates, swappiness 140 (anon cheaper): anon",
-		.anon_refaulted = 1000, .anon_total = 10000,
-		.file_refaulted = 1000, .file_total = 10000,
-		.swappiness = 140,
-		.type = LRU_GEN_ANON, .tier_idx = MAX_NR_TIERS - 1,
-	},
-	{
-		.desc = "anon tier 1 refaults more than file's first: tier 0 last",
-		.anon_refaulted = 100, .anon_total = 10000,
-		.file_refaulted = 5000, .file_total = 10000,
-		.tier = 1, .tier_refaulted = 8000, .tier_total = 10000,
-		.swappiness = 100,
-		.type = LRU_GEN_ANON, .tier_idx = 0,
-	},
-	{
-		.desc = "anon tier 1 between its first tier and file's: evicted",
-		.anon_refaulted = 100, .anon_total = 10000,
-		.file_refaulted = 5000, .file_total = 10000,
-		.tier = 1, .tier_refaulted = 1000, .tier_total = 10000,
-		.swappiness = 100,
-		.type = LRU_GEN_ANON, .tier_idx = MAX_NR_TIERS - 1,
-	},
-	{
-		.desc = "file tier 2 refaults more than anon's first: tier 1 last",
-		.anon_refaulted = 5000, .anon_total = 10000,
-		.file_refaulted = 100, .file_total = 10000,
-		.tier = 2, .tier_refaulted = 8000, .tier_total = 10000,
-		.swappiness = 100,
-		.type = LRU_GEN_FILE, .tier_idx = 1,
-	},
-	/*
-	 * The boundary: (anon_refaulted + 1) / (anon_total + MIN_LRU_BATCH)
-	 * is 1/2 exactly; a tier refaulting at 1/2 is not above it.
-	 */
-	{
-		.desc = "file tier 2 refaults at anon's first tier rate: evicted",
-		.anon_refaulted = 4999, .anon_total = 10000 - MIN_LRU_BATCH,
-		.file_refaulted = 100, .file_total = 10000,
-		.tier = 2, .tier_refaulted = 5000, .tier_total = 10000,
-		.swappiness = 100,
-		.type = LRU_GEN_FILE, .tier_idx = MAX_NR_TIERS - 1,
-	},
-	{
-		.desc = "file tier 2 refaults just above anon's first: tier 1 last",
-		.anon_refaulted = 4999, .anon_total = 10000 - MIN_LRU_BATCH,
-		.file_refaulted = 100, .file_total = 10000,
-		.tier = 2, .tier_refaulted = 5001, .tier_total = 10000,
-		.swappiness = 100,
-		.type = LRU_GEN_FILE, .tier_idx = 1,
-	},
-	{
-		.desc = "file tier 2 refaults too few times to judge: evicted",
-		.anon_refaulted = 5000, .anon_total = 10000,
-		.file_refaulted = 100, .file_total = 10000,
-		.tier = 2, .tier_refaulted = MIN_LRU_BATCH - 1, .tier_total = 100,
-		.swappiness = 100,
-		.type = LRU_GEN_FILE, .tier_idx = MAX_NR_TIERS - 1,
-	},
-};
-
-KUNIT_ARRAY_PARAM_DESC(vt_type, vt_type_cases, desc);
-
-static void get_type_to_scan_test(struct kunit *test)
+static void vmscan_test_seed_elsewhere(struct lru_gen_folio *lrugen)
 {
-	const struct vt_type_case *c = test->param_value;
-	struct vt_node node = vt_node_create(test);
-	struct lru_gen_folio *lrugen = &node.lruvec->lrugen;
-	int tier_idx = -1;
-
-	lrugen->avg_refaulted[LRU_GEN_ANON][0] = c->anon_refaulted;
-	lrugen->avg_total[LRU_GEN_ANON][0] = c->anon_total;
-	lrugen->avg_refaulted[LRU_GEN_FILE][0] = c->file_refaulted;
-	lrugen->avg_total[LRU_GEN_FILE][0] = c->file_total;
-	if (c->tier) {
-		lrugen->avg_refaulted[c->type][c->tier] = c->tier_refaulted;
-		lrugen->avg_total[c->type][c->tier] = c->tier_total;
-	}
-
-	KUNIT_EXPECT_EQ_MSG(test, c->type,
-			    get_type_to_scan(node.lruvec, c->swappiness, &tier_idx),
-			    "type (0 anon, 1 file)");
-	KUNIT_EXPECT_EQ(test, c->tier_idx, tier_idx);
-}
-
-struct vt_ctrl_case {
-	const char *desc;
-	int type, tier;
-	/* This tier's counts: smoothed, of min_seq's history generation. */
-	unsigned long avg_refaulted, refaulted, avg_total, evicted;
-	/* Protected in the tier below, in min_seq's history generation. */
-	unsigned long protected_below;
-	/* read_ctrl_pos()'s result. */
-	unsigned long pos_refaulted, pos_total;
-};
-
-/*
- * The refault controller's position of a type's tier: refaults and
- * evictions, smoothed plus those of the history generation min_seq is in;
- * above tier 0, the folios protected in the tier below count as evicted
- * from this one.
- */
-static const struct vt_ctrl_case vt_ctrl_cases[] = {
-	{ .desc = "anon tier 0", .type = LRU_GEN_ANON, .tier = 0,
-	  .avg_refaulted = 100, .refaulted = 10, .avg_total = 1000,
-	  .evicted = 50, .pos_refaulted = 110, .pos_total = 1050 },
-	{ .desc = "file tier 1: tier 0's protected count",
-	  .type = LRU_GEN_FILE, .tier = 1, .avg_refaulted = 200,
-	  .refaulted = 20, .avg_total = 2000, .evicted = 60,
-	  .protected_below = 9, .pos_refaulted = 220, .pos_total = 2069 },
-	{ .desc = "file tier 2: tier 1's protected count",
-	  .type = LRU_GEN_FILE, .tier = 2, .avg_refaulted = 300,
-	  .refaulted = 30, .avg_total = 3000, .evicted = 70,
-	  .protected_below = 7, .pos_refaulted = 330, .pos_total = 3077 },
-};
-
-KUNIT_ARRAY_PARAM_DESC(vt_ctrl, vt_ctrl_cases, desc);
-
-/* What no row asks for: a count read from the wrong place shows. */
-#define VT_CTRL_ELSEWHERE	1000000UL
-
-static void read_ctrl_pos_test(struct kunit *test)
-{
-	const struct vt_ctrl_case *c = test->param_value;
-	struct vt_node node = vt_node_create(test);
-	struct lru_gen_folio *lrugen = &node.lruvec->lrugen;
-	struct ctrl_pos pos = {};
 	int hist, type, tier;
 
-	for (hist = 0; hist < NR_HIST_GENS; hist++) {
-		for (type = 0; type < ANON_AND_FILE; type++) {
-			for (tier = 0; tier < MAX_NR_TIERS; tier++) {
-				lrugen->avg_refaulted[type][tier] = VT_CTRL_ELSEWHERE;
-				lrugen->avg_total[type][tier] = VT_CTRL_ELSEWHERE;
+	for (type = 0; type < ANON_AND_FILE; type++) {
+		lrugen->min_seq[type] = 5;
+		for (tier = 0; tier < MAX_NR_TIERS; tier++) {
+			lrugen->avg_refaulted[type][tier] = VMSCAN_TEST_ELSEWHERE;
+			lrugen->avg_total[type][tier] = VMSCAN_TEST_ELSEWHERE;
+			for (hist = 0; hist < NR_HIST_GENS; hist++) {
 				atomic_long_set(&lrugen->refaulted[hist][type][tier],
-						VT_CTRL_ELSEWHERE);
+						VMSCAN_TEST_ELSEWHERE);
 				atomic_long_set(&lrugen->evicted[hist][type][tier],
-						VT_CTRL_ELSEWHERE);
-				if (tier)
-					lrugen->protected[hist][type][tier - 1] =
-						VT_CTRL_ELSEWHERE;
+						VMSCAN_TEST_ELSEWHERE);
+				lrugen->protected[hist][type][tier] =
+					VMSCAN_TEST_ELSEWHERE;
 			}
 		}
 	}
-	lrugen->min_seq[c->type] = 5;
-	hist = lru_hist_from_seq(5);
-	lrugen->avg_refaulted[c->type][c->tier] = c->avg_refaulted;
-	lrugen->avg_total[c->type][c->tier] = c->avg_total;
-	atomic_long_set(&lrugen->refaulted[hist][c->type][c->tier], c->refaulted);
-	atomic_long_set(&lrugen->evicted[hist][c->type][c->tier], c->evicted);
-	if (c->tier)
-		lrugen->protected[hist][c->type][c->tier - 1] = c->protected_below;
-
-	read_ctrl_pos(node.lruvec, c->type, c->tier, 3, &pos);
-
-	KUNIT_EXPECT_EQ(test, c->pos_refaulted, pos.refaulted);
-	KUNIT_EXPECT_EQ(test, c->pos_total, pos.total);
-	KUNIT_EXPECT_EQ(test, 3, pos.gain);
 }
 
-static struct kunit_case vt_mglru_cases[] = {
-	KUNIT_CASE_PARAM(lru_gen_add_folio_test, vt_add_gen_params),
-	KUNIT_CASE(lru_gen_add_folio_unevictable_test),
-	KUNIT_CASE_PARAM(sort_folio_test, vt_sort_gen_params),
-	KUNIT_CASE(folio_mark_accessed_refs_test),
-	KUNIT_CASE_PARAM(get_type_to_scan_test, vt_type_gen_params),
-	KUNIT_CASE_PARAM(read_ctrl_pos_test, vt_ctrl_gen_params),
+static void vmscan_test_seed(struct lru_gen_folio *lrugen, int type,
+			     const struct vmscan_test_ctrl_counts *n)
+{
+	int hist = lru_hist_from_seq(lrugen->min_seq[type]);
+	int tier;
+
+	for (tier = 0; tier < MAX_NR_TIERS; tier++) {
+		lrugen->avg_refaulted[type][tier] = n->avg_refaulted[tier];
+		lrugen->avg_total[type][tier] = n->avg_total[tier];
+		atomic_long_set(&lrugen->refaulted[hist][type][tier],
+				n->refaulted[tier]);
+		atomic_long_set(&lrugen->evicted[hist][type][tier],
+				n->evicted[tier]);
+		lrugen->protected[hist][type][tier] = n->protected[tier];
+	}
+}
+
+struct vmscan_test_err_case {
+	const char *desc;
+	struct ctrl_pos sp;
+	struct ctrl_pos pv;
+	bool positive;		/* expected */
+};
+
+/*
+ * positive_ctrl_err(): true when the PV has under MIN_LRU_BATCH refaults,
+ * or when pv.refaulted * (sp.total + MIN_LRU_BATCH) * sp.gain is at most
+ * (sp.refaulted + 1) * pv.total * pv.gain. With sp 99 of 1000 -
+ * MIN_LRU_BATCH at gain 2 and pv of 1000 at gain 3: up to 150 refaults.
+ */
+static const struct vmscan_test_err_case vmscan_test_err_cases[] = {
+	{
+		.desc = "at the setpoint: positive",
+		.sp = { .refaulted = 99, .total = 1000 - MIN_LRU_BATCH, .gain = 2 },
+		.pv = { .refaulted = 150, .total = 1000, .gain = 3 },
+		.positive = true,
+	},
+	{
+		.desc = "one refault over: negative",
+		.sp = { .refaulted = 99, .total = 1000 - MIN_LRU_BATCH, .gain = 2 },
+		.pv = { .refaulted = 151, .total = 1000, .gain = 3 },
+		.positive = false,
+	},
+	{
+		.desc = "gains swapped: negative",
+		.sp = { .refaulted = 99, .total = 1000 - MIN_LRU_BATCH, .gain = 3 },
+		.pv = { .refaulted = 150, .total = 1000, .gain = 2 },
+		.positive = false,
+	},
+	{
+		.desc = "under MIN_LRU_BATCH refaults: positive",
+		.sp = { .refaulted = 0, .total = 1000, .gain = 1 },
+		.pv = { .refaulted = MIN_LRU_BATCH - 1, .total = MIN_LRU_BATCH,
+			.gain = 1 },
+		.positive = true,
+	},
+	{
+		.desc = "MIN_LRU_BATCH refaults: judged, negative",
+		.sp = { .refaulted = 0, .total = 1000, .gain = 1 },
+		.pv = { .refaulted = MIN_LRU_BATCH, .total = MIN_LRU_BATCH,
+			.gain = 1 },
+		.positive = false,
+	},
+};
+
+KUNIT_ARRAY_PARAM_DESC(vmscan_test_err, vmscan_test_err_cases, desc);
+
+static void vmscan_test_positive_ctrl_err(struct kunit *test)
+{
+	const struct vmscan_test_err_case *c = test->param_value;
+	struct ctrl_pos sp = c->sp, pv = c->pv;
+
+	KUNIT_EXPECT_EQ(test, c->positive, positive_ctrl_err(&sp, &pv));
+}
+
+struct vmscan_test_type_case {
+	const char *desc;
+	struct vmscan_test_ctrl_counts anon;
+	struct vmscan_test_ctrl_counts file;
+	int swappiness;
+	int type;		/* expected */
+};
+
+/*
+ * get_type_to_scan(): file at swappiness MIN_SWAPPINESS + 1 or below,
+ * anon at MAX_SWAPPINESS or above; in between the sums over all tiers of
+ * anon (the setpoint, gain swappiness) and of file (gain MAX_SWAPPINESS -
+ * swappiness): file while its error is positive, else anon.
+ */
+static const struct vmscan_test_type_case vmscan_test_type_cases[] = {
+	{
+		.desc = "swappiness 1: file",
+		.anon = { .avg_refaulted = { 0 }, .avg_total = { 10000 } },
+		.file = { .avg_refaulted = { 9000 }, .avg_total = { 10000 } },
+		.swappiness = 1,
+		.type = LRU_GEN_FILE,
+	},
+	{
+		.desc = "swappiness 2, file refaults far more: anon",
+		.anon = { .avg_refaulted = { 0 }, .avg_total = { 10000 } },
+		.file = { .avg_refaulted = { 9000 }, .avg_total = { 10000 } },
+		.swappiness = 2,
+		.type = LRU_GEN_ANON,
+	},
+	/* at gain 199 to 1, file is held to 1/199 of anon's rate: 64 of 12736 */
+	{
+		.desc = "swappiness 199, anon refaults 199 times more: file",
+		.anon = {
+			.avg_refaulted = { 9999 },
+			.avg_total = { 10000 - MIN_LRU_BATCH },
+		},
+		.file = { .avg_refaulted = { 64 }, .avg_total = { 12736 } },
+		.swappiness = 199,
+		.type = LRU_GEN_FILE,
+	},
+	{
+		.desc = "swappiness 200: anon",
+		.anon = {
+			.avg_refaulted = { 9999 },
+			.avg_total = { 10000 - MIN_LRU_BATCH },
+		},
+		.file = { .avg_refaulted = { 64 }, .avg_total = { 12736 } },
+		.swappiness = 200,
+		.type = LRU_GEN_ANON,
+	},
+	{
+		.desc = "SWAPPINESS_ANON_ONLY: anon",
+		.anon = {
+			.avg_refaulted = { 9999 },
+			.avg_total = { 10000 - MIN_LRU_BATCH },
+		},
+		.file = { .avg_refaulted = { 64 }, .avg_total = { 12736 } },
+		.swappiness = SWAPPINESS_ANON_ONLY,
+		.type = LRU_GEN_ANON,
+	},
+	{
+		.desc = "equal rates, swappiness 100: anon",
+		.anon = { .avg_refaulted = { 1000 }, .avg_total = { 10000 } },
+		.file = { .avg_refaulted = { 1000 }, .avg_total = { 10000 } },
+		.swappiness = 100,
+		.type = LRU_GEN_ANON,
+	},
+	{
+		.desc = "equal rates, swappiness 60: file",
+		.anon = { .avg_refaulted = { 1000 }, .avg_total = { 10000 } },
+		.file = { .avg_refaulted = { 1000 }, .avg_total = { 10000 } },
+		.swappiness = 60,
+		.type = LRU_GEN_FILE,
+	},
+	{
+		.desc = "equal rates, swappiness 140: anon",
+		.anon = { .avg_refaulted = { 1000 }, .avg_total = { 10000 } },
+		.file = { .avg_refaulted = { 1000 }, .avg_total = { 10000 } },
+		.swappiness = 140,
+		.type = LRU_GEN_ANON,
+	},
+	/* tier 0 alone: 50 file refaults, too few to judge, would say file */
+	{
+		.desc = "file refaults in its upper tiers: anon",
+		.anon = { .avg_refaulted = { 100 }, .avg_total = { 1000 } },
+		.file = {
+			.avg_refaulted = { 50, 1000, 1000, 1000 },
+			.avg_total = { 1000, 1000, 1000, 1000 },
+		},
+		.swappiness = 100,
+		.type = LRU_GEN_ANON,
+	},
+	/* tier 0 alone: 100 of 1000 against 100 of 1000 would say anon */
+	{
+		.desc = "anon refaults in its upper tiers: file",
+		.anon = {
+			.avg_refaulted = { 100, 1000, 1000, 1000 },
+			.avg_total = { 1000, 1000, 1000, 1000 },
+		},
+		.file = { .avg_refaulted = { 100 }, .avg_total = { 1000 } },
+		.swappiness = 100,
+		.type = LRU_GEN_FILE,
+	},
+	/* without anon's protected, 1000 of 1000 would say file */
+	{
+		.desc = "current refaults, protected and evicted count: anon",
+		.anon = {
+			.refaulted = { 1000 },
+			.protected = { 9000 },
+			.evicted = { 1000 },
+		},
+		.file = { .refaulted = { 1000 }, .evicted = { 5000 } },
+		.swappiness = 100,
+		.type = LRU_GEN_ANON,
+	},
+};
+
+KUNIT_ARRAY_PARAM_DESC(vmscan_test_type, vmscan_test_type_cases, desc);
+
+static void vmscan_test_type_to_scan(struct kunit *test)
+{
+	const struct vmscan_test_type_case *c = test->param_value;
+	struct lruvec *lruvec = vmscan_test_lrugen_create(test);
+
+	vmscan_test_seed_elsewhere(&lruvec->lrugen);
+	vmscan_test_seed(&lruvec->lrugen, LRU_GEN_ANON, &c->anon);
+	vmscan_test_seed(&lruvec->lrugen, LRU_GEN_FILE, &c->file);
+
+	KUNIT_EXPECT_EQ(test, c->type,
+			get_type_to_scan(lruvec, c->swappiness));
+}
+
+struct vmscan_test_tier_case {
+	const char *desc;
+	int type;
+	struct vmscan_test_ctrl_counts counts;	/* of @type */
+	struct vmscan_test_ctrl_counts other;	/* of the other type */
+	int tier_idx;		/* expected */
+};
+
+/*
+ * get_tier_idx(): the setpoint is tier 0 of the same type at gain 2; each
+ * tier above it, at gain 3, is evicted while its error is positive, and
+ * the last tier to evict is the one below the first that is not. With sp
+ * 1999 of 10000 - MIN_LRU_BATCH, a tier of 10000 may refault 3000 times.
+ */
+static const struct vmscan_test_tier_case vmscan_test_tier_cases[] = {
+	{
+		.desc = "no refaults above tier 0: every tier evicted",
+		.type = LRU_GEN_FILE,
+		.counts = { .avg_refaulted = { 100 }, .avg_total = { 10000 } },
+		.tier_idx = 3,
+	},
+	{
+		.desc = "tier 1 refaults more: tier 0 last",
+		.type = LRU_GEN_FILE,
+		.counts = {
+			.avg_refaulted = { 100, 5000 },
+			.avg_total = { 10000, 10000 },
+		},
+		.tier_idx = 0,
+	},
+	{
+		.desc = "tier 2 refaults more, tier 1 too few: tier 1 last",
+		.type = LRU_GEN_ANON,
+		.counts = {
+			.avg_refaulted = { 100, MIN_LRU_BATCH - 1, 5000 },
+			.avg_total = { 10000, 100, 10000 },
+		},
+		.tier_idx = 1,
+	},
+	{
+		.desc = "tier 3 refaults more: tier 2 last",
+		.type = LRU_GEN_FILE,
+		.counts = {
+			.avg_refaulted = { 100, 0, 0, 5000 },
+			.avg_total = { 10000, 0, 0, 10000 },
+		},
+		.tier_idx = 2,
+	},
+	{
+		.desc = "tier 1 at the setpoint's rate: evicted",
+		.type = LRU_GEN_FILE,
+		.counts = {
+			.avg_refaulted = { 1999, 3000 },
+			.avg_total = { 10000 - MIN_LRU_BATCH, 10000 },
+		},
+		.tier_idx = 3,
+	},
+	{
+		.desc = "tier 1 one refault above: tier 0 last",
+		.type = LRU_GEN_FILE,
+		.counts = {
+			.avg_refaulted = { 1999, 3001 },
+			.avg_total = { 10000 - MIN_LRU_BATCH, 10000 },
+		},
+		.tier_idx = 0,
+	},
+	{
+		.desc = "tier 1's refaults of the current generation count",
+		.type = LRU_GEN_FILE,
+		.counts = {
+			.avg_refaulted = { 100 },
+			.refaulted = { 0, 5000 },
+			.avg_total = { 10000, 10000 },
+		},
+		.tier_idx = 0,
+	},
+	{
+		.desc = "tier 1's protected count in its total",
+		.type = LRU_GEN_ANON,
+		.counts = {
+			.avg_refaulted = { 100, 5000 },
+			.avg_total = { 10000 },
+			.protected = { 0, 400000 },
+		},
+		.tier_idx = 3,
+	},
+	{
+		.desc = "tier 1's evictions count in its total",
+		.type = LRU_GEN_FILE,
+		.counts = {
+			.avg_refaulted = { 100, 5000 },
+			.avg_total = { 10000 },
+			.evicted = { 0, 400000 },
+		},
+		.tier_idx = 3,
+	},
+	{
+		.desc = "tier 0's refaults of the current generation count",
+		.type = LRU_GEN_FILE,
+		.counts = {
+			.avg_refaulted = { 0, 3000 },
+			.refaulted = { 5000 },
+			.avg_total = { 10000, 10000 },
+		},
+		.tier_idx = 3,
+	},
+	/* the boundary row above, tier 0's total made of the current counts */
+	{
+		.desc = "tier 0's protected and evicted count in its total",
+		.type = LRU_GEN_ANON,
+		.counts = {
+			.avg_refaulted = { 1999, 3001 },
+			.avg_total = { 0, 10000 },
+			.protected = { 5000 },
+			.evicted = { 10000 - MIN_LRU_BATCH - 5000 },
+		},
+		.tier_idx = 0,
+	},
+	{
+		.desc = "against its own tier 0, not the other type's",
+		.type = LRU_GEN_FILE,
+		.counts = {
+			.avg_refaulted = { 5000, 3000 },
+			.avg_total = { 10000, 10000 },
+		},
+		.other = { .avg_refaulted = { 100 }, .avg_total = { 10000 } },
+		.tier_idx = 3,
+	},
+};
+
+KUNIT_ARRAY_PARAM_DESC(vmscan_test_tier, vmscan_test_tier_cases, desc);
+
+static void vmscan_test_tier_idx(struct kunit *test)
+{
+	const struct vmscan_test_tier_case *c = test->param_value;
+	struct lruvec *lruvec = vmscan_test_lrugen_create(test);
+
+	vmscan_test_seed_elsewhere(&lruvec->lrugen);
+	vmscan_test_seed(&lruvec->lrugen, c->type, &c->counts);
+	vmscan_test_seed(&lruvec->lrugen, !c->type, &c->other);
+
+	KUNIT_EXPECT_EQ(test, c->tier_idx, get_tier_idx(lruvec, c->type));
+}
+
+static struct kunit_case vmscan_test_mglru_cases[] = {
+	KUNIT_CASE_PARAM(vmscan_test_folio_seq, vmscan_test_seq_gen_params),
+	KUNIT_CASE_PARAM(vmscan_test_add_folio, vmscan_test_add_gen_params),
+	KUNIT_CASE_PARAM(vmscan_test_refs_tier, vmscan_test_refs_gen_params),
+	KUNIT_CASE(vmscan_test_mark_accessed),
+	KUNIT_CASE_PARAM(vmscan_test_sort_folio, vmscan_test_sort_gen_params),
+	KUNIT_CASE_PARAM(vmscan_test_positive_ctrl_err,
+			 vmscan_test_err_gen_params),
+	KUNIT_CASE_PARAM(vmscan_test_type_to_scan, vmscan_test_type_gen_params),
+	KUNIT_CASE_PARAM(vmscan_test_tier_idx, vmscan_test_tier_gen_params),
 	{}
 };
 
-static struct kunit_suite vt_mglru_suite = {
+static struct kunit_suite vmscan_test_mglru_suite = {
 	.name = "mm_vmscan_mglru",
-	.test_cases = vt_mglru_cases,
+	.test_cases = vmscan_test_mglru_cases,
 };
 
 /* -------------------------------------------------------------------------
- * mm_vmscan_scan_balance: classic LRU, anon scanning when file refaults
+ * mm_vmscan_scan_balance: the pressure balance
+ */
+
+struct vmscan_test_pressure_case {
+	const char *desc;
+	unsigned long anon_cost;
+	unsigned long file_cost;
+	int swappiness;
+	u64 anon;		/* expected fraction */
+	u64 file;		/* expected fraction */
+};
+
+/*
+ * calculate_pressure_balance(), with T = anon_cost + file_cost: anon
+ * swappiness * (3T + 1) / (T + anon_cost + 1), file (MAX_SWAPPINESS -
+ * swappiness) * (3T + 1) / (T + file_cost + 1), rounded down; the
+ * denominator is their sum. The T in each denominator keeps at least a
+ * third of the pressure on each list, before swappiness.
+ */
+static const struct vmscan_test_pressure_case vmscan_test_pressure_cases[] = {
+	{
+		.desc = "no costs, swappiness 100: 100 and 100",
+		.anon_cost = 0,
+		.file_cost = 0,
+		.swappiness = 100,
+		.anon = 100,
+		.file = 100,
+	},
+	{
+		.desc = "equal costs, swappiness 60: 60 * 7 / 4, 140 * 7 / 4",
+		.anon_cost = 1,
+		.file_cost = 1,
+		.swappiness = 60,
+		.anon = 105,
+		.file = 245,
+	},
+	{
+		.desc = "anon 3 file 1, swappiness 100: 1300 / 8, 1300 / 6",
+		.anon_cost = 3,
+		.file_cost = 1,
+		.swappiness = 100,
+		.anon = 162,
+		.file = 216,
+	},
+	{
+		.desc = "anon 1 file 5, swappiness 60: 1140 / 8, 2660 / 12",
+		.anon_cost = 1,
+		.file_cost = 5,
+		.swappiness = 60,
+		.anon = 142,
+		.file = 221,
+	},
+	{
+		.desc = "only anon costs: a third of the pressure, not none",
+		.anon_cost = 1000,
+		.file_cost = 0,
+		.swappiness = 100,
+		.anon = 149,
+		.file = 299,
+	},
+	{
+		.desc = "swappiness 0: no anon",
+		.anon_cost = 1,
+		.file_cost = 1,
+		.swappiness = 0,
+		.anon = 0,
+		.file = 350,
+	},
+	{
+		.desc = "swappiness 200: no file",
+		.anon_cost = 1,
+		.file_cost = 1,
+		.swappiness = 200,
+		.anon = 350,
+		.file = 0,
+	},
+};
+
+KUNIT_ARRAY_PARAM_DESC(vmscan_test_pressure, vmscan_test_pressure_cases,
+		       desc);
+
+static void vmscan_test_pressure_balance(struct kunit *test)
+{
+	const struct vmscan_test_pressure_case *c = test->param_value;
+	struct scan_control sc = {
+		.anon_cost = c->anon_cost,
+		.file_cost = c->file_cost,
+	};
+	u64 fraction[ANON_AND_FILE], denominator;
+
+	calculate_pressure_balance(&sc, c->swappiness, fraction, &denominator);
+
+	KUNIT_EXPECT_EQ(test, c->anon, fraction[WORKINGSET_ANON]);
+	KUNIT_EXPECT_EQ(test, c->file, fraction[WORKINGSET_FILE]);
+	KUNIT_EXPECT_EQ(test, c->anon + c->file, denominator);
+}
+
+/* -------------------------------------------------------------------------
+ * mm_vmscan_scan_balance: get_scan_count()
  */
 
 /*
  * Pretend there is @pages of free swap space, until the test ends. A KUnit
  * boot has no swap device, so anon reclaim would never be considered.
  */
-static void vt_set_swap(struct kunit *test, long pages)
+static void vmscan_test_set_swap(struct kunit *test, long pages)
 {
 	if (total_swap_pages || atomic_long_read(&nr_swap_pages))
 		kunit_skip(test, "a swap device is active");
@@ -828,558 +1537,722 @@ static void vt_set_swap(struct kunit *test, long pages)
 	mm_kunit_set_knob(test, total_swap_pages, pages);
 }
 
-struct vt_stat_shift {
-	atomic_long_t *counter;
-	long delta;
+enum vmscan_test_scan {
+	VMSCAN_TEST_SCAN_NONE,
+	VMSCAN_TEST_SCAN_EQUAL,
+	VMSCAN_TEST_SCAN_FRACT,
+	VMSCAN_TEST_SCAN_ANON,
+	VMSCAN_TEST_SCAN_FILE,
 };
 
-static void vt_unshift_stat(void *data)
-{
-	struct vt_stat_shift *shift = data;
-
-	atomic_long_sub(shift->delta, shift->counter);
-}
-
-/*
- * Make node_page_state(@node, @item) read @pages until the test ends.
- * Without NUMA, node_page_state() reads the system's counter whatever the
- * node: that counter is shifted by the difference and shifted back by the
- * same amount at the end, so that what the rest of the system adds or
- * takes meanwhile is kept.
- *
- * On SMP a per-CPU fold can move the system's counter by a few pages at
- * any time, so it is not checked for an exact value here. The cases set
- * list sizes of millions of pages, far from any threshold those pages
- * could cross; and the refault counters move only on a refault, which a
- * KUnit boot (no user space, no memory pressure) does not have.
- */
-static void vt_set_node_stat(struct kunit *test, struct vt_node *node,
-			     enum node_stat_item item, unsigned long pages)
-{
-	struct vt_stat_shift *shift;
-
-	shift = kunit_kzalloc(test, sizeof(*shift), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, shift);
-#ifdef CONFIG_NUMA
-	shift->counter = &node->pgdat->vm_stat[item];
-#else
-	shift->counter = &vm_node_stat[item];
-#endif
-	shift->delta = (long)pages - atomic_long_read(shift->counter);
-	atomic_long_add(shift->delta, shift->counter);
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, vt_unshift_stat, shift));
-}
-
-/* Set an LRU list's size, for the node and for its highest zone. */
-static void vt_set_lru_size(struct kunit *test, struct vt_node *node,
-			    enum lru_list lru, unsigned long pages)
-{
-	struct zone *zone = &node->pgdat->node_zones[MAX_NR_ZONES - 1];
-
-	vt_set_node_stat(test, node, NR_LRU_BASE + lru, pages);
-	atomic_long_set(&zone->vm_stat[NR_ZONE_LRU_BASE + lru], pages);
-}
-
-#define VT_LOTS		BIT(20)		/* 4 GiB of 4 KiB pages */
-
-/* The sizes of the four evictable lists, for vt_set_lists(). */
-#define VT_LISTS(inactive_anon, active_anon, inactive_file, active_file) { \
-	[LRU_INACTIVE_ANON] = (inactive_anon),				\
-	[LRU_ACTIVE_ANON] = (active_anon),				\
-	[LRU_INACTIVE_FILE] = (inactive_file),				\
-	[LRU_ACTIVE_FILE] = (active_file),				\
-}
-
-static const char * const vt_lru_names[] = {
-	[LRU_INACTIVE_ANON] = "inactive anon",
-	[LRU_ACTIVE_ANON] = "active anon",
-	[LRU_INACTIVE_FILE] = "inactive file",
-	[LRU_ACTIVE_FILE] = "active file",
-};
-
-/*
- * Give the node's highest zone memory and the evictable lists the sizes in
- * @lists. The zone below it, which has no memory, gets a high watermark
- * larger than all of memory, which reclaim must not count.
- */
-static void vt_set_lists(struct kunit *test, struct vt_node *node,
-			 const unsigned long *lists)
-{
-	struct zone *zone = &node->pgdat->node_zones[MAX_NR_ZONES - 1];
-	enum lru_list lru;
-
-	atomic_long_set(&zone->managed_pages, 4 * VT_LOTS);
-	if (MAX_NR_ZONES > 1)
-		node->pgdat->node_zones[0]._watermark[WMARK_HIGH] =
-			4 * totalram_pages();
-	for_each_evictable_lru(lru)
-		vt_set_lru_size(test, node, lru, lists[lru]);
-}
-
-/*
- * The refault snapshot the last reclaim round took, 1000 activations of
- * each type, and since then 100 more of anon if @anon, of file if @file.
- */
-static void vt_set_refaults(struct kunit *test, struct vt_node *node,
-			    bool anon, bool file)
-{
-	vt_set_node_stat(test, node, WORKINGSET_ACTIVATE_ANON,
-			 anon ? 1100 : 1000);
-	vt_set_node_stat(test, node, WORKINGSET_ACTIVATE_FILE,
-			 file ? 1100 : 1000);
-	node->lruvec->refaults[WORKINGSET_ANON] = 1000;
-	node->lruvec->refaults[WORKINGSET_FILE] = 1000;
-}
-
-enum vt_wmark {
-	VT_WMARK_ZERO,		/* file + free is above it */
-	VT_WMARK_ABOVE,		/* above file + all of memory */
-	VT_WMARK_AT,		/* file + free, as reclaim reads them */
-	VT_WMARK_BELOW,		/* one page below file + free */
-	VT_WMARK_AT_TWO_ZONES,	/* file + free, shared by two zones */
-};
-
-struct vt_prepare_case {
+struct vmscan_test_count_case {
 	const char *desc;
-	unsigned long lists[NR_LRU_LISTS];
-	bool anon_refaulted;		/* WORKINGSET_ACTIVATE_ANON moved */
-	bool file_refaulted;		/* WORKINGSET_ACTIVATE_FILE moved */
-	bool force_deactivate;
-	bool no_cache_trim_mode;
-	enum vt_wmark high_wmark;
-	/* expected */
-	unsigned int may_deactivate;
-	bool cache_trim_mode;
-	bool file_is_tiny;
-};
-
-#define VT_BALANCED	VT_LISTS(VT_LOTS, VT_LOTS, VT_LOTS, VT_LOTS / 2)
-
-/*
- * prepare_scan_control() at DEF_PRIORITY (12): each output from the rule
- * SPEC section 4 states.
- *
- * A list is low when inactive * int_sqrt(10 * GiB of both lists) < active:
- * 2^20 inactive to 2^20 active anon, or 2^20 to 2^19 file, is not low (8
- * and 7 times); 2^14 to 2^20 anon (ratio 6) or 2^14 to 2^19 file (ratio 4)
- * is. Cache trim mode needs inactive file >> priority, so 4096 pages but not
- * 4095 (with no active file, which is then not low either). File is tiny
- * when active + inactive file + free pages are at most the sum of the high
- * watermarks of the zones with memory, anon is not being deactivated and
- * inactive anon >> priority: 4096 pages, not 4095.
- */
-static const struct vt_prepare_case vt_prepare_cases[] = {
-	{ .desc = "no refaults, lists balanced: nothing deactivated, cache trim",
-	  .lists = VT_BALANCED, .cache_trim_mode = true },
-	{ .desc = "file refaults: file deactivated, no cache trim",
-	  .lists = VT_BALANCED, .file_refaulted = true,
-	  .may_deactivate = DEACTIVATE_FILE },
-	{ .desc = "anon refaults: anon deactivated, cache trim",
-	  .lists = VT_BALANCED, .anon_refaulted = true,
-	  .may_deactivate = DEACTIVATE_ANON, .cache_trim_mode = true },
-	{ .desc = "inactive file low: file deactivated, no cache trim",
-	  .lists = VT_LISTS(VT_LOTS, VT_LOTS, VT_LOTS / 64, VT_LOTS / 2),
-	  .may_deactivate = DEACTIVATE_FILE },
-	{ .desc = "inactive anon low: anon deactivated, cache trim",
-	  .lists = VT_LISTS(VT_LOTS / 64, VT_LOTS, VT_LOTS, VT_LOTS / 2),
-	  .may_deactivate = DEACTIVATE_ANON, .cache_trim_mode = true },
-	{ .desc = "force_deactivate: both deactivated, no cache trim",
-	  .lists = VT_BALANCED, .force_deactivate = true,
-	  .may_deactivate = DEACTIVATE_ANON | DEACTIVATE_FILE },
-	{ .desc = "no_cache_trim_mode: no cache trim",
-	  .lists = VT_BALANCED, .no_cache_trim_mode = true },
-	{ .desc = "inactive file of 2^priority pages: cache trim",
-	  .lists = VT_LISTS(VT_LOTS, VT_LOTS, 4096, 0),
-	  .cache_trim_mode = true },
-	{ .desc = "inactive file one page short of 2^priority: no cache trim",
-	  .lists = VT_LISTS(VT_LOTS, VT_LOTS, 4095, 0) },
-	{ .desc = "file and free under the high watermark: file is tiny",
-	  .lists = VT_BALANCED, .high_wmark = VT_WMARK_ABOVE,
-	  .cache_trim_mode = true, .file_is_tiny = true },
-	{ .desc = "file and free at the high watermark: file is tiny",
-	  .lists = VT_BALANCED, .high_wmark = VT_WMARK_AT,
-	  .cache_trim_mode = true, .file_is_tiny = true },
-	{ .desc = "file and free at two zones' high watermarks: file is tiny",
-	  .lists = VT_BALANCED, .high_wmark = VT_WMARK_AT_TWO_ZONES,
-	  .cache_trim_mode = true, .file_is_tiny = true },
-	{ .desc = "file and free a page over the high watermark: not tiny",
-	  .lists = VT_BALANCED, .high_wmark = VT_WMARK_BELOW,
-	  .cache_trim_mode = true },
-	{ .desc = "file under the watermark, anon refaults: not tiny",
-	  .lists = VT_BALANCED, .high_wmark = VT_WMARK_ABOVE,
-	  .anon_refaulted = true, .may_deactivate = DEACTIVATE_ANON,
-	  .cache_trim_mode = true },
-	{ .desc = "file under the watermark, force_deactivate: not tiny",
-	  .lists = VT_BALANCED, .high_wmark = VT_WMARK_ABOVE,
-	  .force_deactivate = true,
-	  .may_deactivate = DEACTIVATE_ANON | DEACTIVATE_FILE },
-	{ .desc = "file under the watermark, inactive anon of 2^priority: tiny",
-	  .lists = VT_LISTS(4096, 0, VT_LOTS, VT_LOTS / 2),
-	  .high_wmark = VT_WMARK_ABOVE, .cache_trim_mode = true,
-	  .file_is_tiny = true },
-	{ .desc = "file under the watermark, inactive anon under 2^priority: not tiny",
-	  .lists = VT_LISTS(4095, 0, VT_LOTS, VT_LOTS / 2),
-	  .high_wmark = VT_WMARK_ABOVE, .cache_trim_mode = true },
-};
-
-KUNIT_ARRAY_PARAM_DESC(vt_prepare, vt_prepare_cases, desc);
-
-/*
- * The free pages prepare_scan_control() reads: the system's, of the node
- * whose id the test's node has, which no test owns.
- */
-static unsigned long vt_free_pages(struct vt_node *node)
-{
-	return sum_zone_node_page_state(node->pgdat->node_id, NR_FREE_PAGES);
-}
-
-static unsigned long vt_high_wmark(const struct vt_prepare_case *c,
-				   unsigned long free)
-{
-	unsigned long file = c->lists[LRU_INACTIVE_FILE] +
-			     c->lists[LRU_ACTIVE_FILE];
-
-	switch (c->high_wmark) {
-	case VT_WMARK_ABOVE:
-		return file + totalram_pages();
-	case VT_WMARK_AT:
-	case VT_WMARK_AT_TWO_ZONES:
-		return file + free;
-	case VT_WMARK_BELOW:
-		return file + free - 1;
-	default:
-		return 0;
-	}
-}
-
-/*
- * Set the high watermarks of the node's zones with memory to add up to
- * @wmark: all of it in the highest zone, or for VT_WMARK_AT_TWO_ZONES half
- * of it in the lowest, which then has memory too.
- */
-static void vt_set_high_wmarks(struct vt_node *node,
-			       const struct vt_prepare_case *c,
-			       unsigned long wmark)
-{
-	struct zone *low = &node->pgdat->node_zones[0];
-	struct zone *high = &node->pgdat->node_zones[MAX_NR_ZONES - 1];
-
-	if (c->high_wmark == VT_WMARK_AT_TWO_ZONES) {
-		atomic_long_set(&low->managed_pages, VT_LOTS);
-		low->_watermark[WMARK_HIGH] = wmark / 2;
-		wmark -= wmark / 2;
-	}
-	high->_watermark[WMARK_HIGH] = wmark;
-}
-
-/*
- * prepare_scan_control() on the classic LRU. Reclaim calls it at the start
- * of every round with the scan_control of the round before: each output
- * starts as the opposite of what the case expects, so that one it leaves
- * alone shows. Free memory is the system's and may move while the test
- * runs: the call is repeated until free memory was the same before and
- * after it.
- */
-static void prepare_scan_control_outputs_test(struct kunit *test)
-{
-	const struct vt_prepare_case *c = test->param_value;
-	struct vt_node node = vt_node_create(test);
-	struct lruvec *lruvec = node.lruvec;
-	struct scan_control sc;
-	unsigned long free;
-	int tries;
-
-	if (c->high_wmark == VT_WMARK_AT_TWO_ZONES && MAX_NR_ZONES < 2)
-		kunit_skip(test, "one zone only");
-	vt_switch_lru_gen(test, false);
-	lruvec->anon_cost = 3;
-	lruvec->file_cost = 5;
-	vt_set_refaults(test, &node, c->anon_refaulted, c->file_refaulted);
-	vt_set_lists(test, &node, c->lists);
-
-	for (tries = 0; tries < 10; tries++) {
-		free = vt_free_pages(&node);
-		vt_set_high_wmarks(&node, c, vt_high_wmark(c, free));
-		sc = (struct scan_control) {
-			.priority = DEF_PRIORITY,
-			.reclaim_idx = MAX_NR_ZONES - 1,
-			.force_deactivate = c->force_deactivate,
-			.no_cache_trim_mode = c->no_cache_trim_mode,
-			.may_deactivate = ~c->may_deactivate &
-					  (DEACTIVATE_ANON | DEACTIVATE_FILE),
-			.cache_trim_mode = !c->cache_trim_mode,
-			.file_is_tiny = !c->file_is_tiny,
-		};
-		prepare_scan_control(node.pgdat, &sc);
-		if (vt_free_pages(&node) == free)
-			break;
-	}
-	KUNIT_ASSERT_LT_MSG(test, tries, 10, "free memory never held still");
-
-	KUNIT_EXPECT_EQ_MSG(test, c->may_deactivate,
-			    (unsigned int)sc.may_deactivate, "may_deactivate");
-	KUNIT_EXPECT_EQ_MSG(test, c->cache_trim_mode, (bool)sc.cache_trim_mode,
-			    "cache_trim_mode");
-	KUNIT_EXPECT_EQ_MSG(test, c->file_is_tiny, (bool)sc.file_is_tiny,
-			    "file_is_tiny");
-	KUNIT_EXPECT_EQ_MSG(test, 3UL, sc.anon_cost, "anon_cost");
-	KUNIT_EXPECT_EQ_MSG(test, 5UL, sc.file_cost, "file_cost");
-}
-
-/*
- * Under the multi-gen LRU, prepare_scan_control() decides nothing: the
- * classic LRU's outputs stay as the round before left them, though file
- * refaulted and the lruvec's costs moved, which on the classic LRU would
- * change every one of them.
- */
-static void prepare_scan_control_mglru_decides_nothing_test(struct kunit *test)
-{
-	struct vt_node node = vt_node_create(test);
-	const unsigned long lists[NR_LRU_LISTS] = VT_BALANCED;
-	struct scan_control sc = {
-		.priority = DEF_PRIORITY,
-		.reclaim_idx = MAX_NR_ZONES - 1,
-		.may_deactivate = DEACTIVATE_ANON,
-		.cache_trim_mode = 1,
-		.file_is_tiny = 1,
-		.anon_cost = 7,
-		.file_cost = 11,
-	};
-
-	vt_switch_lru_gen(test, true);
-	node.lruvec->anon_cost = 3;
-	node.lruvec->file_cost = 5;
-	vt_set_refaults(test, &node, false, true);
-	vt_set_lists(test, &node, lists);
-
-	prepare_scan_control(node.pgdat, &sc);
-
-	KUNIT_EXPECT_EQ_MSG(test, (unsigned int)DEACTIVATE_ANON,
-			    (unsigned int)sc.may_deactivate, "may_deactivate");
-	KUNIT_EXPECT_TRUE_MSG(test, sc.cache_trim_mode, "cache_trim_mode");
-	KUNIT_EXPECT_TRUE_MSG(test, sc.file_is_tiny, "file_is_tiny");
-	KUNIT_EXPECT_EQ_MSG(test, 7UL, sc.anon_cost, "anon_cost");
-	KUNIT_EXPECT_EQ_MSG(test, 11UL, sc.file_cost, "file_cost");
-}
-
-struct vt_count_case {
-	const char *desc;
-	bool no_swap;
-	bool may_swap_off;
+	bool swap;		/* free swap space */
+	bool may_swap;
+	bool memcg_reclaim;	/* of the root memcg, as memory.reclaim */
 	int swappiness;
 	int priority;
 	bool file_is_tiny;
 	bool cache_trim_mode;
 	unsigned long anon_cost;
 	unsigned long file_cost;
-	const unsigned long *lists;	/* NULL: vt_count_lists */
-	/* expected */
+	enum vmscan_test_scan scan;	/* expected */
+};
+
+/*
+ * get_scan_count(), first match: SWAPPINESS_ANON_ONLY scans anon only, or
+ * nothing without swap; no swap or !may_swap, file only; memcg reclaim at
+ * swappiness 0, file only; priority 0 with swappiness, every list by its
+ * size; file_is_tiny, anon only; cache trim mode, file only; otherwise the
+ * fractions of calculate_pressure_balance(). Each list's target is its
+ * size >> priority, then its share.
+ */
+static const struct vmscan_test_count_case vmscan_test_count_cases[] = {
+	{
+		.desc = "SWAPPINESS_ANON_ONLY: anon only",
+		.swap = true,
+		.may_swap = true,
+		.swappiness = SWAPPINESS_ANON_ONLY,
+		.priority = 2,
+		.cache_trim_mode = true,
+		.scan = VMSCAN_TEST_SCAN_ANON,
+	},
+	{
+		.desc = "SWAPPINESS_ANON_ONLY, may_swap clear: anon only",
+		.swap = true,
+		.may_swap = false,
+		.swappiness = SWAPPINESS_ANON_ONLY,
+		.priority = 0,
+		.scan = VMSCAN_TEST_SCAN_ANON,
+	},
+	{
+		.desc = "SWAPPINESS_ANON_ONLY without swap: nothing",
+		.swap = false,
+		.may_swap = true,
+		.swappiness = SWAPPINESS_ANON_ONLY,
+		.priority = 0,
+		.scan = VMSCAN_TEST_SCAN_NONE,
+	},
+	{
+		.desc = "no swap: file only",
+		.swap = false,
+		.may_swap = true,
+		.swappiness = 60,
+		.priority = 0,
+		.file_is_tiny = true,
+		.scan = VMSCAN_TEST_SCAN_FILE,
+	},
+	{
+		.desc = "may_swap clear: file only",
+		.swap = true,
+		.may_swap = false,
+		.swappiness = 60,
+		.priority = 0,
+		.file_is_tiny = true,
+		.scan = VMSCAN_TEST_SCAN_FILE,
+	},
+	{
+		.desc = "memcg reclaim at swappiness 0: file only",
+		.swap = true,
+		.may_swap = true,
+		.memcg_reclaim = true,
+		.swappiness = 0,
+		.priority = 0,
+		.file_is_tiny = true,
+		.scan = VMSCAN_TEST_SCAN_FILE,
+	},
+	{
+		.desc = "memcg reclaim at swappiness 1, priority 0: every list",
+		.swap = true,
+		.may_swap = true,
+		.memcg_reclaim = true,
+		.swappiness = 1,
+		.priority = 0,
+		.scan = VMSCAN_TEST_SCAN_EQUAL,
+	},
+	{
+		.desc = "priority 0: every list, before tiny file and cache trim",
+		.swap = true,
+		.may_swap = true,
+		.swappiness = 60,
+		.priority = 0,
+		.file_is_tiny = true,
+		.cache_trim_mode = true,
+		.scan = VMSCAN_TEST_SCAN_EQUAL,
+	},
+	{
+		.desc = "global reclaim, priority 0, swappiness 0: fractions",
+		.swap = true,
+		.may_swap = true,
+		.swappiness = 0,
+		.priority = 0,
+		.anon_cost = 1,
+		.file_cost = 1,
+		.scan = VMSCAN_TEST_SCAN_FRACT,
+	},
+	{
+		.desc = "file tiny: anon only, before cache trim",
+		.swap = true,
+		.may_swap = true,
+		.swappiness = 60,
+		.priority = 1,
+		.file_is_tiny = true,
+		.cache_trim_mode = true,
+		.scan = VMSCAN_TEST_SCAN_ANON,
+	},
+	{
+		.desc = "cache trim: file only",
+		.swap = true,
+		.may_swap = true,
+		.swappiness = 60,
+		.priority = 1,
+		.cache_trim_mode = true,
+		.scan = VMSCAN_TEST_SCAN_FILE,
+	},
+	{
+		.desc = "equal costs, swappiness 60, priority 1: fractions",
+		.swap = true,
+		.may_swap = true,
+		.swappiness = 60,
+		.priority = 1,
+		.anon_cost = 1,
+		.file_cost = 1,
+		.scan = VMSCAN_TEST_SCAN_FRACT,
+	},
+	{
+		.desc = "anon costs 3 to 1, swappiness 100, priority 2: fractions",
+		.swap = true,
+		.may_swap = true,
+		.swappiness = 100,
+		.priority = 2,
+		.anon_cost = 3,
+		.file_cost = 1,
+		.scan = VMSCAN_TEST_SCAN_FRACT,
+	},
+	{
+		.desc = "file costs 5 to 1, swappiness 140, priority 3: fractions",
+		.swap = true,
+		.may_swap = true,
+		.swappiness = 140,
+		.priority = 3,
+		.anon_cost = 1,
+		.file_cost = 5,
+		.scan = VMSCAN_TEST_SCAN_FRACT,
+	},
+};
+
+KUNIT_ARRAY_PARAM_DESC(vmscan_test_count, vmscan_test_count_cases, desc);
+
+/*
+ * What get_scan_count() is to ask of list @lru of @size pages, by the
+ * rules above; the fractions written as the rule states them.
+ */
+static unsigned long vmscan_test_model_scan(const struct vmscan_test_count_case *c,
+					    enum lru_list lru,
+					    unsigned long size)
+{
+	u64 t = c->anon_cost + c->file_cost, anon, file;
+	unsigned long scan = size >> c->priority;
+
+	switch (c->scan) {
+	case VMSCAN_TEST_SCAN_NONE:
+		return 0;
+	case VMSCAN_TEST_SCAN_EQUAL:
+		return scan;
+	case VMSCAN_TEST_SCAN_ANON:
+		return is_file_lru(lru) ? 0 : scan;
+	case VMSCAN_TEST_SCAN_FILE:
+		return is_file_lru(lru) ? scan : 0;
+	case VMSCAN_TEST_SCAN_FRACT:
+		break;
+	}
+	anon = div64_u64(c->swappiness * (3 * t + 1), t + c->anon_cost + 1);
+	file = div64_u64((MAX_SWAPPINESS - c->swappiness) * (3 * t + 1),
+			 t + c->file_cost + 1);
+	return div64_u64(scan * (is_file_lru(lru) ? file : anon), anon + file);
+}
+
+/* Folios of the test's own on each evictable list, of these orders. */
+static const unsigned int vmscan_test_list_orders[NR_LRU_LISTS] = {
+	[LRU_INACTIVE_ANON] = 9,
+	[LRU_ACTIVE_ANON] = 8,
+	[LRU_INACTIVE_FILE] = 10,
+	[LRU_ACTIVE_FILE] = 7,
+};
+
+/* A folio of the test's own for each evictable list. */
+static void vmscan_test_list_folios(struct kunit *test, struct folio **folios)
+{
+	enum lru_list lru;
+
+	for_each_evictable_lru(lru) {
+		unsigned int order = vmscan_test_list_orders[lru];
+		unsigned long flags = is_file_lru(lru) ? 0 : BIT(PG_swapbacked);
+
+		if (is_active_lru(lru))
+			flags |= BIT(PG_active);
+		folios[lru] = vmscan_test_folio_create(test, order, flags);
+	}
+}
+
+static const char * const vmscan_test_lru_names[NR_LRU_LISTS] = {
+	[LRU_INACTIVE_ANON] = "inactive anon",
+	[LRU_ACTIVE_ANON] = "active anon",
+	[LRU_INACTIVE_FILE] = "inactive file",
+	[LRU_ACTIVE_FILE] = "active file",
+	[LRU_UNEVICTABLE] = "unevictable",
+};
+
+struct vmscan_test_counted {
+	int tries;
+	unsigned long size[NR_LRU_LISTS];
 	unsigned long nr[NR_LRU_LISTS];
 };
 
-/* 1000, 500, 2000 and 250 pages to scan at priority 2, before balancing. */
-static const unsigned long vt_count_lists[NR_LRU_LISTS] =
-	VT_LISTS(4000, 2000, 8000, 1000);
-
-/* Every list shorter than SWAP_CLUSTER_MAX (32) pages. */
-static const unsigned long vt_short_lists[NR_LRU_LISTS] =
-	VT_LISTS(31, 5, 20, 1);
-
 /*
- * get_scan_count()'s page counts: each list's size >> priority, then for
- * the fractions SPEC section 4 states, with anon_cost' = anon + file +
- * anon_cost and file_cost' = anon + file + file_cost, and total' their sum:
- * anon swappiness * (total' + 1) / (anon_cost' + 1), file (200 -
- * swappiness) * (total' + 1) / (file_cost' + 1), each list its share of
- * anon + file, all rounded down. Costs 1 and 1 give 3, 3 and 6: anon 60 *
- * 7 / 4 = 105 and file 140 * 7 / 4 = 245 at swappiness 60, 3/10 and 7/10.
+ * get_scan_count() on the lruvec of @folios, with them on its lists: they
+ * go on and come off under the lru_lock, which is held throughout, so
+ * that reclaim never finds them. get_scan_count() takes no lock of its
+ * own. The lists hold the node's other folios too: their sizes are read
+ * before and after the call, which is repeated until they held still.
  */
-static const struct vt_count_case vt_count_cases[] = {
-	{ .desc = "no swap space: file only",
-	  .no_swap = true, .swappiness = 60, .priority = 2,
-	  .anon_cost = 1, .file_cost = 1,
-	  .nr = VT_LISTS(0, 0, 2000, 250) },
-	{ .desc = "may_swap clear: file only",
-	  .may_swap_off = true, .swappiness = 60, .priority = 2,
-	  .anon_cost = 1, .file_cost = 1,
-	  .nr = VT_LISTS(0, 0, 2000, 250) },
-	{ .desc = "priority 0: every list whole, before tiny file and cache trim",
-	  .swappiness = 60, .priority = 0, .file_is_tiny = true,
-	  .cache_trim_mode = true, .anon_cost = 1, .file_cost = 1,
-	  .nr = VT_LISTS(4000, 2000, 8000, 1000) },
-	{ .desc = "priority 0, lists under SWAP_CLUSTER_MAX: every list whole",
-	  .swappiness = 60, .priority = 0, .anon_cost = 1, .file_cost = 1,
-	  .lists = vt_short_lists, .nr = VT_LISTS(31, 5, 20, 1) },
-	{ .desc = "priority 0, swappiness 0: by fraction, file only",
-	  .swappiness = 0, .priority = 0, .anon_cost = 1, .file_cost = 1,
-	  .nr = VT_LISTS(0, 0, 8000, 1000) },
-	{ .desc = "priority 0, swappiness 0, file tiny: anon only",
-	  .swappiness = 0, .priority = 0, .file_is_tiny = true,
-	  .anon_cost = 1, .file_cost = 1,
-	  .nr = VT_LISTS(4000, 2000, 0, 0) },
-	{ .desc = "priority 1: half of each list, by fraction",
-	  .swappiness = 60, .priority = 1, .anon_cost = 1, .file_cost = 1,
-	  .nr = VT_LISTS(600, 300, 2800, 350) },
-	{ .desc = "file tiny: anon only, before cache trim",
-	  .swappiness = 60, .priority = 2, .file_is_tiny = true,
-	  .cache_trim_mode = true, .anon_cost = 1, .file_cost = 1,
-	  .nr = VT_LISTS(1000, 500, 0, 0) },
-	{ .desc = "cache trim: file only",
-	  .swappiness = 60, .priority = 2, .cache_trim_mode = true,
-	  .anon_cost = 1, .file_cost = 1,
-	  .nr = VT_LISTS(0, 0, 2000, 250) },
-	{ .desc = "equal costs, swappiness 60: anon 3/10, file 7/10",
-	  .swappiness = 60, .priority = 2, .anon_cost = 1, .file_cost = 1,
-	  .nr = VT_LISTS(300, 150, 1400, 175) },
-	/* 0, 0: anon 100 * 1 / 1, file 100 * 1 / 1 */
-	{ .desc = "no costs yet, swappiness 100: half each",
-	  .swappiness = 100, .priority = 2,
-	  .nr = VT_LISTS(500, 250, 1000, 125) },
-	/* 3, 1: 7, 5 and 12; anon 1300 / 8 = 162, file 1300 / 6 = 216 */
-	{ .desc = "anon three times as costly, swappiness 100: less anon",
-	  .swappiness = 100, .priority = 2, .anon_cost = 3, .file_cost = 1,
-	  .nr = VT_LISTS(428, 214, 1142, 142) },
-	/* 1, 5: 7, 11 and 18; anon 1140 / 8 = 142, file 2660 / 12 = 221 */
-	{ .desc = "file five times as costly, swappiness 60: more anon",
-	  .swappiness = 60, .priority = 2, .anon_cost = 1, .file_cost = 5,
-	  .nr = VT_LISTS(391, 195, 1217, 152) },
-	{ .desc = "swappiness 200: by fraction, anon only",
-	  .swappiness = 200, .priority = 2, .anon_cost = 1, .file_cost = 1,
-	  .nr = VT_LISTS(1000, 500, 0, 0) },
-	/* 0, 0, 1 and 0 pages before balancing; 1 * 7/10 rounds down */
-	{ .desc = "lists under 2^priority pages: nothing to scan",
-	  .swappiness = 60, .priority = DEF_PRIORITY,
-	  .anon_cost = 1, .file_cost = 1,
-	  .nr = VT_LISTS(0, 0, 0, 0) },
-};
-
-KUNIT_ARRAY_PARAM_DESC(vt_count, vt_count_cases, desc);
-
-/* get_scan_count() as shrink_lruvec() calls it: no lock held. */
-static void get_scan_count_test(struct kunit *test)
+static void vmscan_test_scan_count(struct folio **folios,
+				   struct scan_control *sc,
+				   struct vmscan_test_counted *out)
 {
-	const struct vt_count_case *c = test->param_value;
-	struct vt_node node = vt_node_create(test);
+	unsigned long size[NR_LRU_LISTS];
+	struct lruvec *lruvec;
+	enum lru_list lru;
+
+	lruvec = folio_lruvec_lock_irq(folios[0]);
+	for_each_evictable_lru(lru)
+		lruvec_add_folio(lruvec, folios[lru]);
+	for (out->tries = 1; out->tries <= 10; out->tries++) {
+		for_each_evictable_lru(lru)
+			size[lru] = lruvec_lru_size(lruvec, lru,
+						    sc->reclaim_idx);
+		get_scan_count(lruvec, sc, out->nr);
+		for_each_evictable_lru(lru)
+			out->size[lru] = lruvec_lru_size(lruvec, lru,
+							 sc->reclaim_idx);
+		if (!memcmp(size, out->size, sizeof(size)))
+			break;
+	}
+	for_each_evictable_lru(lru)
+		lruvec_del_folio(lruvec, folios[lru]);
+	lruvec_unlock_irq(lruvec);
+}
+
+static void vmscan_test_get_scan_count(struct kunit *test)
+{
+	const struct vmscan_test_count_case *c = test->param_value;
+	int swappiness = c->swappiness;
 	struct scan_control sc = {
-		.may_swap = !c->may_swap_off,
+		.may_swap = c->may_swap,
 		.priority = c->priority,
 		.reclaim_idx = MAX_NR_ZONES - 1,
 		.file_is_tiny = c->file_is_tiny,
 		.cache_trim_mode = c->cache_trim_mode,
 		.anon_cost = c->anon_cost,
 		.file_cost = c->file_cost,
+		.proactive = 1,
+		.proactive_swappiness = &swappiness,
 	};
-	unsigned long nr[NR_LRU_LISTS] = {};
+	struct folio *folios[NR_LRU_LISTS];
+	struct vmscan_test_counted out = {};
 	enum lru_list lru;
 
-	vt_set_swap(test, c->no_swap ? 0 : VT_LOTS);
-	mm_kunit_set_knob(test, vm_swappiness, c->swappiness);
-	vt_set_lists(test, &node, c->lists ?: vt_count_lists);
+	if (lru_gen_enabled())
+		kunit_skip(test, "the multi-gen LRU is on");
+	if (c->memcg_reclaim && mem_cgroup_disabled())
+		kunit_skip(test, "no memory controller");
+	if (c->memcg_reclaim)
+		sc.target_mem_cgroup = root_mem_cgroup;
+	vmscan_test_set_swap(test, c->swap ? SZ_1G >> PAGE_SHIFT : 0);
+	vmscan_test_list_folios(test, folios);
 
-	get_scan_count(node.lruvec, &sc, nr);
+	vmscan_test_scan_count(folios, &sc, &out);
 
+	KUNIT_ASSERT_LE_MSG(test, out.tries, 10, "the lists never held still");
 	for_each_evictable_lru(lru)
-		KUNIT_EXPECT_EQ_MSG(test, c->nr[lru], nr[lru], "%s",
-				    vt_lru_names[lru]);
+		KUNIT_EXPECT_EQ_MSG(test, vmscan_test_model_scan(c, lru, out.size[lru]),
+				    out.nr[lru], "%s of %lu pages",
+				    vmscan_test_lru_names[lru], out.size[lru]);
 }
 
-struct vt_balance_case {
+/* -------------------------------------------------------------------------
+ * mm_vmscan_scan_balance: prepare_scan_control()
+ */
+
+struct vmscan_test_prepare_case {
 	const char *desc;
-	bool file_refaulted;		/* WORKINGSET_ACTIVATE_FILE moved */
-	bool inactive_file_low;
+	int priority;
 	bool force_deactivate;
-	bool no_swap;
-	int swappiness;
-	/* expected */
-	bool cache_trim_mode;
-	bool deactivate_file;
-	bool scan_anon;
+	bool no_cache_trim_mode;
+	bool anon_refaulted;	/* WORKINGSET_ACTIVATE_ANON since the snapshot */
+	bool file_refaulted;	/* WORKINGSET_ACTIVATE_FILE since the snapshot */
+	unsigned long anon_count;	/* the decaying counts, before */
+	unsigned long file_count;
+	unsigned long anon_rotated;	/* PGROTATE_ANON since the last call */
+	unsigned long file_rotated;
+	unsigned long anon_io;	/* WORKINGSET_RESTORE_ANON, NR_VMSCAN_WRITE */
+	unsigned long file_io;	/* WORKINGSET_RESTORE_FILE */
 };
 
 /*
- * File refaults since the last snapshot, or a low inactive file list, let
- * reclaim deactivate file and turn cache trim mode off; only plenty of
- * inactive file that is not thrashing turns it on, and then only file is
- * scanned. With swap and file refaulting, anon must be scanned too. Without
- * swap, or with swappiness 0, anon is not scanned.
+ * prepare_scan_control() for global reclaim, on the lruvec the kernel
+ * finds for the node: each output by the rules, from the counts the call
+ * read. Costs: for each type, count += new I/O * SWAP_CLUSTER_MAX + new
+ * rotations, then both halved while their sum is over a quarter of the
+ * LRU. Deactivation of a type when its WORKINGSET_ACTIVATE moved since
+ * the lruvec's snapshot or its inactive list is low, of both with
+ * force_deactivate. Cache trim mode with inactive file >> priority, file
+ * not being deactivated and no no_cache_trim_mode. File is tiny when file
+ * and free pages are at most the high watermarks, anon is not being
+ * deactivated and inactive anon >> priority.
  */
-static const struct vt_balance_case vt_balance_cases[] = {
-	{ .desc = "no refaults, plenty of inactive file: cache trim, file only",
-	  .swappiness = 60, .cache_trim_mode = true },
-	{ .desc = "file refaults: no cache trim, anon scanned",
-	  .file_refaulted = true, .swappiness = 60, .deactivate_file = true,
-	  .scan_anon = true },
-	{ .desc = "inactive file low: no cache trim, anon scanned",
-	  .inactive_file_low = true, .swappiness = 60,
-	  .deactivate_file = true, .scan_anon = true },
-	{ .desc = "force_deactivate: no cache trim, anon scanned",
-	  .force_deactivate = true, .swappiness = 60, .deactivate_file = true,
-	  .scan_anon = true },
-	{ .desc = "file refaults but no swap: file only",
-	  .file_refaulted = true, .no_swap = true, .swappiness = 60,
-	  .deactivate_file = true },
-	{ .desc = "file refaults but swappiness 0: file only",
-	  .file_refaulted = true, .swappiness = 0, .deactivate_file = true },
+static const struct vmscan_test_prepare_case vmscan_test_prepare_cases[] = {
+	{
+		.desc = "nothing new: counts kept",
+		.priority = DEF_PRIORITY,
+		.anon_count = 3,
+		.file_count = 5,
+	},
+	{
+		.desc = "rotations and I/O since the last call",
+		.priority = DEF_PRIORITY,
+		.anon_rotated = 5,
+		.file_rotated = 7,
+		.anon_io = 2,
+		.file_io = 1,
+	},
+	{
+		.desc = "an I/O weighs SWAP_CLUSTER_MAX rotations",
+		.priority = DEF_PRIORITY,
+		.anon_count = 1,
+		.file_count = 1,
+		.anon_io = 1,
+		.file_rotated = SWAP_CLUSTER_MAX,
+	},
+	{
+		.desc = "counts over a quarter of the LRU: halved together",
+		.priority = DEF_PRIORITY,
+		.anon_count = 3UL << 40,
+		.file_count = 1UL << 40,
+		.anon_rotated = 1UL << 38,
+	},
+	{
+		.desc = "anon refaults: anon deactivated",
+		.priority = 0,
+		.anon_refaulted = true,
+	},
+	{
+		.desc = "file refaults: file deactivated, no cache trim",
+		.priority = 0,
+		.file_refaulted = true,
+	},
+	{
+		.desc = "force_deactivate: both deactivated, no cache trim",
+		.priority = 0,
+		.force_deactivate = true,
+	},
+	{
+		.desc = "no_cache_trim_mode: no cache trim",
+		.priority = 0,
+		.no_cache_trim_mode = true,
+	},
+	{
+		.desc = "no refaults, priority 0: cache trim",
+		.priority = 0,
+	},
+	{
+		.desc = "no refaults, priority 10",
+		.priority = 10,
+	},
 };
 
-KUNIT_ARRAY_PARAM_DESC(vt_balance, vt_balance_cases, desc);
+KUNIT_ARRAY_PARAM_DESC(vmscan_test_prepare, vmscan_test_prepare_cases, desc);
 
-static void prepare_scan_control_test(struct kunit *test)
+/* The counts prepare_scan_control() reads, as it reads them. */
+struct vmscan_test_view {
+	unsigned long rotated[ANON_AND_FILE];
+	unsigned long io[ANON_AND_FILE];
+	unsigned long activate[ANON_AND_FILE];
+	unsigned long lru[NR_LRU_LISTS];
+	unsigned long node_file;
+	unsigned long node_anon;	/* inactive */
+	unsigned long free;
+	unsigned long high_wmark;
+};
+
+static void vmscan_test_read_view(struct lruvec *lruvec,
+				  struct vmscan_test_view *v)
 {
-	const struct vt_balance_case *c = test->param_value;
-	struct vt_node node = vt_node_create(test);
-	struct lruvec *lruvec = node.lruvec;
-	struct scan_control sc = {
-		.gfp_mask = GFP_KERNEL,
-		.priority = DEF_PRIORITY,
-		.may_swap = 1,
-		.reclaim_idx = MAX_NR_ZONES - 1,
-		.force_deactivate = c->force_deactivate,
-	};
-	const unsigned long lists[NR_LRU_LISTS] =
-		VT_LISTS(VT_LOTS, VT_LOTS,
-			 c->inactive_file_low ? VT_LOTS / 64 : VT_LOTS,
-			 VT_LOTS / 2);
-	unsigned long nr[NR_LRU_LISTS] = {};
+	struct pglist_data *pgdat = lruvec_pgdat(lruvec);
+	enum lru_list lru;
+	int f, z;
 
-	vt_switch_lru_gen(test, false);
-	vt_set_swap(test, c->no_swap ? 0 : VT_LOTS);
-	mm_kunit_set_knob(test, vm_swappiness, c->swappiness);
-	vt_set_lists(test, &node, lists);
-	lruvec->anon_cost = 1;
-	lruvec->file_cost = 1;
-	vt_set_refaults(test, &node, false, c->file_refaulted);
-
-	prepare_scan_control(node.pgdat, &sc);
-	get_scan_count(lruvec, &sc, nr);
-
-	KUNIT_EXPECT_EQ_MSG(test, c->cache_trim_mode, (bool)sc.cache_trim_mode,
-			    "cache_trim_mode");
-	KUNIT_EXPECT_EQ_MSG(test, c->deactivate_file,
-			    !!(sc.may_deactivate & DEACTIVATE_FILE),
-			    "may deactivate file");
-	KUNIT_EXPECT_FALSE_MSG(test, sc.file_is_tiny, "file_is_tiny");
-	KUNIT_EXPECT_GT_MSG(test, nr[LRU_INACTIVE_FILE], 0UL,
-			    "inactive file scanned");
-	KUNIT_EXPECT_EQ_MSG(test, c->scan_anon, nr[LRU_INACTIVE_ANON] > 0,
-			    "inactive anon scanned (nr %lu)",
-			    nr[LRU_INACTIVE_ANON]);
+	memset(v, 0, sizeof(*v));
+	for (f = 0; f < ANON_AND_FILE; f++) {
+		v->rotated[f] = lruvec_page_state_monotonic(lruvec,
+							    PGROTATE_ANON + f);
+		v->io[f] = lruvec_page_state_monotonic(lruvec,
+						       WORKINGSET_RESTORE_BASE + f);
+		v->activate[f] = lruvec_page_state(lruvec,
+						   WORKINGSET_ACTIVATE_BASE + f);
+	}
+	v->io[WORKINGSET_ANON] += lruvec_page_state_monotonic(lruvec,
+							      NR_VMSCAN_WRITE);
+	for_each_evictable_lru(lru)
+		v->lru[lru] = lruvec_page_state(lruvec, NR_LRU_BASE + lru);
+	v->node_file = node_page_state(pgdat, NR_ACTIVE_FILE) +
+		       node_page_state(pgdat, NR_INACTIVE_FILE);
+	v->node_anon = node_page_state(pgdat, NR_INACTIVE_ANON);
+	v->free = sum_zone_node_page_state(pgdat->node_id, NR_FREE_PAGES);
+	for (z = 0; z < MAX_NR_ZONES; z++)
+		if (managed_zone(&pgdat->node_zones[z]))
+			v->high_wmark += high_wmark_pages(&pgdat->node_zones[z]);
 }
 
-static struct kunit_case vt_balance_test_cases[] = {
-	KUNIT_CASE_PARAM(prepare_scan_control_test, vt_balance_gen_params),
-	KUNIT_CASE_PARAM(prepare_scan_control_outputs_test, vt_prepare_gen_params),
-	KUNIT_CASE(prepare_scan_control_mglru_decides_nothing_test),
-	KUNIT_CASE_PARAM(get_scan_count_test, vt_count_gen_params),
+/* What prepare_scan_control() left: the scan_control and the costs. */
+struct vmscan_test_prepared {
+	int tries;
+	struct vmscan_test_view view;
+	struct scan_control sc;
+	struct lru_cost cost[ANON_AND_FILE];
+};
+
+/* The lruvec's costs and refault snapshot, put back when the test ends. */
+struct vmscan_test_saved_costs {
+	struct lruvec *lruvec;
+	struct lru_cost cost[ANON_AND_FILE];
+	unsigned long refaults[ANON_AND_FILE];
+};
+
+static void vmscan_test_restore_costs(void *data)
+{
+	struct vmscan_test_saved_costs *saved = data;
+	struct lruvec *lruvec = saved->lruvec;
+
+	spin_lock(&lruvec->cost_lock);
+	memcpy(lruvec->cost, saved->cost, sizeof(saved->cost));
+	spin_unlock(&lruvec->cost_lock);
+	WRITE_ONCE(lruvec->refaults[WORKINGSET_ANON],
+		   saved->refaults[WORKINGSET_ANON]);
+	WRITE_ONCE(lruvec->refaults[WORKINGSET_FILE],
+		   saved->refaults[WORKINGSET_FILE]);
+}
+
+static void vmscan_test_save_costs(struct kunit *test, struct lruvec *lruvec)
+{
+	struct vmscan_test_saved_costs *saved;
+
+	saved = kunit_kzalloc(test, sizeof(*saved), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, saved);
+	saved->lruvec = lruvec;
+	spin_lock(&lruvec->cost_lock);
+	memcpy(saved->cost, lruvec->cost, sizeof(saved->cost));
+	spin_unlock(&lruvec->cost_lock);
+	saved->refaults[WORKINGSET_ANON] = READ_ONCE(lruvec->refaults[WORKINGSET_ANON]);
+	saved->refaults[WORKINGSET_FILE] = READ_ONCE(lruvec->refaults[WORKINGSET_FILE]);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test,
+						  vmscan_test_restore_costs,
+						  saved));
+}
+
+/*
+ * Give the lruvec the case's costs and refault snapshot, relative to the
+ * counts in @v: what the last call and the last reclaim round would have
+ * left.
+ */
+static void vmscan_test_set_costs(struct lruvec *lruvec,
+				  const struct vmscan_test_prepare_case *c,
+				  const struct vmscan_test_view *v)
+{
+	const unsigned long count[] = { c->anon_count, c->file_count };
+	const unsigned long rotated[] = { c->anon_rotated, c->file_rotated };
+	const unsigned long io[] = { c->anon_io, c->file_io };
+	const bool refaulted[] = { c->anon_refaulted, c->file_refaulted };
+	int f;
+
+	spin_lock(&lruvec->cost_lock);
+	for (f = 0; f < ANON_AND_FILE; f++) {
+		lruvec->cost[f].count = count[f];
+		lruvec->cost[f].last_rotated = v->rotated[f] - rotated[f];
+		lruvec->cost[f].last_io = v->io[f] - io[f];
+	}
+	spin_unlock(&lruvec->cost_lock);
+	for (f = 0; f < ANON_AND_FILE; f++)
+		WRITE_ONCE(lruvec->refaults[f], v->activate[f] - refaulted[f]);
+}
+
+/*
+ * Call prepare_scan_control() until the counts it reads held still across
+ * the call; the scan_control starts as the opposite of what the case
+ * expects, as the round before may have left it.
+ */
+static void vmscan_test_prepare(const struct vmscan_test_prepare_case *c,
+				struct lruvec *lruvec,
+				struct vmscan_test_prepared *out)
+{
+	struct vmscan_test_view after;
+
+	for (out->tries = 1; out->tries <= 10; out->tries++) {
+		vmscan_test_read_view(lruvec, &out->view);
+		vmscan_test_set_costs(lruvec, c, &out->view);
+		out->sc = (struct scan_control) {
+			.priority = c->priority,
+			.reclaim_idx = MAX_NR_ZONES - 1,
+			.force_deactivate = c->force_deactivate,
+			.no_cache_trim_mode = c->no_cache_trim_mode,
+			.may_deactivate = c->anon_refaulted ? 0 : DEACTIVATE_ANON,
+			.cache_trim_mode = c->file_refaulted ||
+					   c->no_cache_trim_mode,
+			.file_is_tiny = 1,
+			.anon_cost = 7,
+			.file_cost = 11,
+		};
+		prepare_scan_control(lruvec_pgdat(lruvec), &out->sc);
+		spin_lock(&lruvec->cost_lock);
+		memcpy(out->cost, lruvec->cost, sizeof(out->cost));
+		spin_unlock(&lruvec->cost_lock);
+		vmscan_test_read_view(lruvec, &after);
+		if (!memcmp(&out->view, &after, sizeof(after)))
+			break;
+	}
+}
+
+/* inactive_is_low() as the table above it states it. */
+static bool vmscan_test_model_low(const struct vmscan_test_view *v,
+				  enum lru_list inactive)
+{
+	unsigned long gb = (v->lru[inactive] + v->lru[inactive + LRU_ACTIVE]) >>
+			   (30 - PAGE_SHIFT);
+	unsigned long ratio = gb ? int_sqrt(10 * gb) : 1;
+
+	return v->lru[inactive] * ratio < v->lru[inactive + LRU_ACTIVE];
+}
+
+static void vmscan_test_check_prepared(struct kunit *test,
+				       const struct vmscan_test_prepare_case *c,
+				       const struct vmscan_test_prepared *out)
+{
+	const struct vmscan_test_view *v = &out->view;
+	unsigned long anon = c->anon_count + c->anon_io * SWAP_CLUSTER_MAX +
+			     c->anon_rotated;
+	unsigned long file = c->file_count + c->file_io * SWAP_CLUSTER_MAX +
+			     c->file_rotated;
+	unsigned long lrusize = v->lru[LRU_INACTIVE_ANON] +
+				v->lru[LRU_ACTIVE_ANON] +
+				v->lru[LRU_INACTIVE_FILE] +
+				v->lru[LRU_ACTIVE_FILE];
+	unsigned int deactivate = DEACTIVATE_ANON | DEACTIVATE_FILE;
+	bool trim, tiny;
+
+	while (anon + file > lrusize / 4) {
+		anon /= 2;
+		file /= 2;
+	}
+	if (!c->force_deactivate) {
+		deactivate = 0;
+		if (c->anon_refaulted ||
+		    vmscan_test_model_low(v, LRU_INACTIVE_ANON))
+			deactivate |= DEACTIVATE_ANON;
+		if (c->file_refaulted ||
+		    vmscan_test_model_low(v, LRU_INACTIVE_FILE))
+			deactivate |= DEACTIVATE_FILE;
+	}
+	trim = (v->lru[LRU_INACTIVE_FILE] >> c->priority) &&
+	       !(deactivate & DEACTIVATE_FILE) && !c->no_cache_trim_mode;
+	tiny = v->node_file + v->free <= v->high_wmark &&
+	       !(deactivate & DEACTIVATE_ANON) && (v->node_anon >> c->priority);
+
+	KUNIT_EXPECT_EQ(test, anon, out->sc.anon_cost);
+	KUNIT_EXPECT_EQ(test, file, out->sc.file_cost);
+	KUNIT_EXPECT_EQ(test, anon, out->cost[WORKINGSET_ANON].count);
+	KUNIT_EXPECT_EQ(test, file, out->cost[WORKINGSET_FILE].count);
+	KUNIT_EXPECT_EQ(test, v->rotated[WORKINGSET_ANON],
+			out->cost[WORKINGSET_ANON].last_rotated);
+	KUNIT_EXPECT_EQ(test, v->rotated[WORKINGSET_FILE],
+			out->cost[WORKINGSET_FILE].last_rotated);
+	KUNIT_EXPECT_EQ(test, v->io[WORKINGSET_ANON],
+			out->cost[WORKINGSET_ANON].last_io);
+	KUNIT_EXPECT_EQ(test, v->io[WORKINGSET_FILE],
+			out->cost[WORKINGSET_FILE].last_io);
+	KUNIT_EXPECT_EQ(test, deactivate, (unsigned int)out->sc.may_deactivate);
+	KUNIT_EXPECT_EQ(test, trim, (bool)out->sc.cache_trim_mode);
+	KUNIT_EXPECT_EQ(test, tiny, (bool)out->sc.file_is_tiny);
+}
+
+/*
+ * Put @folios on the lists of their lruvec without PG_lru: reclaim, which
+ * isolates only folios it can clear PG_lru on, passes them over, as it
+ * does a folio another isolation is taking. They make each list hold
+ * pages whatever the node holds.
+ */
+static struct lruvec *vmscan_test_lists_add(struct folio **folios)
+{
+	struct lruvec *lruvec = folio_lruvec_lock_irq(folios[0]);
+	enum lru_list lru;
+
+	for_each_evictable_lru(lru)
+		lruvec_add_folio(lruvec, folios[lru]);
+	lruvec_unlock_irq(lruvec);
+	mem_cgroup_flush_stats(root_mem_cgroup);
+	return lruvec;
+}
+
+static void vmscan_test_lists_del(struct folio **folios)
+{
+	struct lruvec *lruvec = folio_lruvec_lock_irq(folios[0]);
+	enum lru_list lru;
+
+	for_each_evictable_lru(lru)
+		lruvec_del_folio(lruvec, folios[lru]);
+	lruvec_unlock_irq(lruvec);
+}
+
+static void vmscan_test_prepare_scan_control(struct kunit *test)
+{
+	const struct vmscan_test_prepare_case *c = test->param_value;
+	struct folio *folios[NR_LRU_LISTS];
+	struct vmscan_test_prepared out;
+	struct lruvec *lruvec;
+
+	if (lru_gen_enabled())
+		kunit_skip(test, "the multi-gen LRU is on");
+	vmscan_test_list_folios(test, folios);
+	rcu_read_lock();
+	lruvec = folio_lruvec(folios[0]);
+	rcu_read_unlock();
+	vmscan_test_save_costs(test, lruvec);
+
+	vmscan_test_lists_add(folios);
+	vmscan_test_prepare(c, lruvec, &out);
+	vmscan_test_lists_del(folios);
+
+	KUNIT_ASSERT_LE_MSG(test, out.tries, 10, "the counts never held still");
+	vmscan_test_check_prepared(test, c, &out);
+}
+
+/*
+ * Under the multi-gen LRU (not while switching to or from it),
+ * prepare_scan_control() decides nothing: the scan_control keeps what the
+ * round before left in it, and the lruvec's costs are not touched.
+ */
+static void vmscan_test_prepare_mglru(struct kunit *test)
+{
+	struct scan_control sc = {
+		.priority = 0,
+		.reclaim_idx = MAX_NR_ZONES - 1,
+		.force_deactivate = 1,
+		.may_deactivate = 0,
+		.cache_trim_mode = 1,
+		.file_is_tiny = 1,
+		.anon_cost = 7,
+		.file_cost = 11,
+	};
+	struct pglist_data *pgdat = first_online_pgdat();
+	struct lruvec *lruvec = mem_cgroup_lruvec(NULL, pgdat);
+	struct lru_cost cost[ANON_AND_FILE];
+
+	if (!lru_gen_enabled() || lru_gen_switching())
+		kunit_skip(test, "the multi-gen LRU is off");
+	vmscan_test_save_costs(test, lruvec);
+	spin_lock(&lruvec->cost_lock);
+	memcpy(cost, lruvec->cost, sizeof(cost));
+	spin_unlock(&lruvec->cost_lock);
+
+	prepare_scan_control(pgdat, &sc);
+
+	KUNIT_EXPECT_EQ(test, 0U, (unsigned int)sc.may_deactivate);
+	KUNIT_EXPECT_TRUE(test, sc.cache_trim_mode);
+	KUNIT_EXPECT_TRUE(test, sc.file_is_tiny);
+	KUNIT_EXPECT_EQ(test, 7UL, sc.anon_cost);
+	KUNIT_EXPECT_EQ(test, 11UL, sc.file_cost);
+	KUNIT_EXPECT_EQ(test, cost[WORKINGSET_ANON].count,
+			lruvec->cost[WORKINGSET_ANON].count);
+	KUNIT_EXPECT_EQ(test, cost[WORKINGSET_FILE].count,
+			lruvec->cost[WORKINGSET_FILE].count);
+}
+
+static struct kunit_case vmscan_test_balance_cases[] = {
+	KUNIT_CASE_PARAM(vmscan_test_prepare_scan_control,
+			 vmscan_test_prepare_gen_params),
+	KUNIT_CASE(vmscan_test_prepare_mglru),
+	KUNIT_CASE_PARAM(vmscan_test_pressure_balance,
+			 vmscan_test_pressure_gen_params),
+	KUNIT_CASE_PARAM(vmscan_test_get_scan_count,
+			 vmscan_test_count_gen_params),
 	{}
 };
 
-static struct kunit_suite vt_balance_suite = {
+static struct kunit_suite vmscan_test_balance_suite = {
 	.name = "mm_vmscan_scan_balance",
-	.test_cases = vt_balance_test_cases,
+	.test_cases = vmscan_test_balance_cases,
 };
 
-kunit_test_suites(&vt_mglru_suite, &vt_balance_suite);
+kunit_test_suites(&vmscan_test_mglru_suite, &vmscan_test_balance_suite);
 
 #endif /* CONFIG_MM_VMSCAN_KUNIT_TEST */

@@ -2,110 +2,230 @@
 /*
  * KUnit tests for the multi-gen LRU's refault feedback in mm/workingset.c.
  *
- * This file is included at the bottom of mm/workingset.c so that the tests
+ * This file is included at the end of mm/workingset.c so that the tests
  * can call its static functions.
  *
- * A refaulting folio is a new folio, locked, not yet on an LRU, with the
- * shadow entry its evicted predecessor left in the page cache. The tests
- * make that shadow with the real pack_shadow() from what eviction records
- * (the generation, the access count, PG_workingset) and hand both to the
- * real lru_gen_refault(), as workingset_refault() does. The folio's lruvec
- * is its node's: the tests restore every counter of it that the call moved.
+ * A test evicts a folio with the real lru_gen_eviction(), which counts the
+ * eviction and returns the shadow entry reclaim would leave in the page
+ * cache, then refaults a new folio with that shadow through the real
+ * lru_gen_refault(), as workingset_refault() does. Both folios are real
+ * folios, charged as page cache is (to the root memcg, when there is a
+ * memory controller), locked as the callers have them, and never on an
+ * LRU; their lruvec is the one folio_lruvec() finds, a real lruvec of a
+ * real node. The test takes the eviction and refault counts it caused
+ * off that lruvec's lrugen again. The node's WORKINGSET_* event counters
+ * keep the events: those are monotonic, and a reader of them takes
+ * differences.
  *
  * Suites:
- *  - mm_workingset_mglru: which refaults lru_gen_refault() counts in which
- *    tier, and which it takes for a stall: a folio whose access count had
- *    reached BIT(LRU_REFS_WIDTH) - 1, or that refaults in a page fault,
- *    gets PG_workingset and its access count back, and
- *    WORKINGSET_RESTORE_{ANON,FILE} counts it.
+ *  - mm_workingset_mglru: what lru_gen_refault() counts, in which tier,
+ *    and which access history it gives the refaulting folio back.
  */
 
 #ifdef CONFIG_MM_VMSCAN_KUNIT_TEST
 
 #include <kunit/test.h>
 
-struct wt_case {
-	const char *desc;
-	bool anon;		/* PG_swapbacked */
-	/*
-	 * What eviction recorded: BIT(LRU_REFS_WIDTH) - 1 - @refs_below, or
-	 * no refs (WT_NO_REFS) ...
-	 */
-	int refs_below;
-	/* ... and PG_workingset */
-	bool workingset;
-	bool in_fault;		/* lru_gen_in_fault(): a page fault */
-	bool recent;		/* evicted from the current oldest generation */
-	/* expected */
-	bool restored;
-};
+#include "mm_kunit.h"
 
-/* LRU_REFS_WIDTH is no constant expression: a row cannot name 0 refs. */
-#define WT_NO_REFS	(-1)
+struct workingset_test_case {
+	const char *desc;
+	bool anon;		/* swap cache rather than page cache */
+	unsigned int order;
+	int refs;		/* folio_lru_refs() at eviction */
+	bool workingset;	/* PG_workingset at eviction */
+	bool in_fault;		/* lru_gen_in_fault() at refault */
+	/* expected */
+	int evicted_tier;
+	int refaulted_tier;
+	unsigned long refs_field;	/* of the refaulting folio */
+};
 
 /*
- * A refault of a folio evicted from the current oldest generation counts
- * in the tier of its refs, the recorded access count plus PG_workingset,
- * and as an activation (WORKINGSET_ACTIVATE). It is a stall, and the folio
- * gets PG_workingset and a full access count, if those refs reach
- * BIT(LRU_REFS_WIDTH) - 1 (sort_folio() would have protected it) or if it
- * refaults in a page fault. A refault from an older generation is counted
- * as a refault (WORKINGSET_REFAULT, as every refault is) and nothing else.
+ * lru_gen_eviction() counts the folio's pages in evicted[][type][tier] of
+ * the tier of its refs and PG_workingset, and records refs - 1 (or 0)
+ * and PG_workingset. A refault from the window of generations is counted
+ * in refaulted[][type][tier] of the tier of the recorded refs + 1 and
+ * PG_workingset. A folio evicted with PG_workingset gets it back and
+ * counts as WORKINGSET_RESTORE, and as WORKINGSET_ACTIVATE if it refaults
+ * in a page fault; any other gets the recorded refs back in its refs
+ * field. Every refault counts as WORKINGSET_REFAULT.
  */
-static const struct wt_case wt_cases[] = {
+static const struct workingset_test_case workingset_test_cases[] = {
 	{
-		.desc = "refs at BIT(LRU_REFS_WIDTH) - 1: restored",
-		.refs_below = 0, .recent = true,
-		.restored = true,
+		.desc = "file, never referenced",
+		.refs = 0,
+		.evicted_tier = 0,
+		.refaulted_tier = 0,
+		.refs_field = 0,
 	},
 	{
-		.desc = "refs one below, PG_workingset makes up: restored",
-		.refs_below = 1, .workingset = true, .recent = true,
-		.restored = true,
+		.desc = "file, referenced once",
+		.refs = 1,
+		.evicted_tier = 0,
+		.refaulted_tier = 0,
+		.refs_field = 0,
 	},
 	{
-		.desc = "refs one below: not a stall",
-		.refs_below = 1, .recent = true,
-		.restored = false,
+		.desc = "file, 2 refs: tier 1, refs field 1",
+		.refs = 2,
+		.evicted_tier = 1,
+		.refaulted_tier = 1,
+		.refs_field = 1,
 	},
 	{
-		.desc = "refs one below, in a page fault: restored",
-		.refs_below = 1, .in_fault = true, .recent = true,
-		.restored = true,
+		.desc = "file, 3 refs: tier 2, refs field 2",
+		.refs = 3,
+		.evicted_tier = 2,
+		.refaulted_tier = 2,
+		.refs_field = 2,
 	},
 	{
-		.desc = "no refs: tier 0, not a stall",
-		.refs_below = WT_NO_REFS, .recent = true,
-		.restored = false,
+		.desc = "file, 3 refs, in a page fault: not activated",
+		.refs = 3,
+		.in_fault = true,
+		.evicted_tier = 2,
+		.refaulted_tier = 2,
+		.refs_field = 2,
 	},
 	{
-		.desc = "anon, refs at BIT(LRU_REFS_WIDTH) - 1: restored",
-		.anon = true, .refs_below = 0, .recent = true,
-		.restored = true,
+		.desc = "anon, 2 refs: tier 1, refs field 1",
+		.anon = true,
+		.refs = 2,
+		.evicted_tier = 1,
+		.refaulted_tier = 1,
+		.refs_field = 1,
 	},
 	{
-		.desc = "evicted from an older generation: not counted",
-		.refs_below = 0, .workingset = true, .recent = false,
-		.restored = false,
+		.desc = "file, workingset, 2 refs: restored, last tier",
+		.refs = 2,
+		.workingset = true,
+		.evicted_tier = MAX_NR_TIERS - 1,
+		.refaulted_tier = MAX_NR_TIERS - 1,
+		.refs_field = 0,
+	},
+	{
+		.desc = "file, workingset, in a page fault: activated",
+		.refs = 0,
+		.workingset = true,
+		.in_fault = true,
+		.evicted_tier = MAX_NR_TIERS - 1,
+		.refaulted_tier = MAX_NR_TIERS - 1,
+		.refs_field = 0,
+	},
+	{
+		.desc = "anon, workingset, in a page fault: activated",
+		.anon = true,
+		.refs = 1,
+		.workingset = true,
+		.in_fault = true,
+		.evicted_tier = MAX_NR_TIERS - 1,
+		.refaulted_tier = MAX_NR_TIERS - 1,
+		.refs_field = 0,
+	},
+	{
+		.desc = "order 2, 2 refs: counted by pages",
+		.order = 2,
+		.refs = 2,
+		.evicted_tier = 1,
+		.refaulted_tier = 1,
+		.refs_field = 1,
+	},
+	{
+		.desc = "order 2, workingset: counted by pages",
+		.order = 2,
+		.refs = 0,
+		.workingset = true,
+		.evicted_tier = MAX_NR_TIERS - 1,
+		.refaulted_tier = MAX_NR_TIERS - 1,
+		.refs_field = 0,
 	},
 };
 
-KUNIT_ARRAY_PARAM_DESC(wt, wt_cases, desc);
+KUNIT_ARRAY_PARAM_DESC(workingset_test, workingset_test_cases, desc);
 
-/* The refs eviction recorded, as the row gives them. */
-static int wt_refs(const struct wt_case *c)
+struct workingset_test_folio {
+	struct folio *folio;
+	unsigned long flags;	/* as allocated, put back before freeing */
+};
+
+static void workingset_test_folio_free(void *data)
 {
-	if (c->refs_below == WT_NO_REFS)
-		return 0;
-	return BIT(LRU_REFS_WIDTH) - 1 - c->refs_below;
+	struct workingset_test_folio *tf = data;
+
+	WRITE_ONCE(tf->folio->flags.f, tf->flags);
+	folio_put(tf->folio);
+}
+
+/* A new folio of the case's order and type, charged as page cache is. */
+static struct folio *
+workingset_test_folio_create(struct kunit *test,
+			     const struct workingset_test_case *c)
+{
+	struct workingset_test_folio *tf;
+
+	tf = kunit_kzalloc(test, sizeof(*tf), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tf);
+	tf->folio = folio_alloc(GFP_KERNEL, c->order);
+	KUNIT_ASSERT_NOT_NULL(test, tf->folio);
+	tf->flags = READ_ONCE(tf->folio->flags.f);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test,
+						  workingset_test_folio_free,
+						  tf));
+	KUNIT_ASSERT_EQ(test, 0,
+			mem_cgroup_charge(tf->folio, NULL, GFP_KERNEL));
+	if (c->anon)
+		WRITE_ONCE(tf->folio->flags.f, tf->flags |
+			   BIT(PG_swapbacked) | BIT(PG_swapcache));
+	return tf->folio;
+}
+
+/* Counts of one type of the lruvec's current history generation. */
+struct workingset_test_counts {
+	struct lruvec *lruvec;
+	int type;
+	int hist;
+	long evicted[MAX_NR_TIERS];
+	long refaulted[MAX_NR_TIERS];
+};
+
+/* Add @sign times the counts now: -1 before a call and 1 after it. */
+static void workingset_test_count(struct workingset_test_counts *n, int sign)
+{
+	struct lru_gen_folio *lrugen = &n->lruvec->lrugen;
+	int tier;
+
+	for (tier = 0; tier < MAX_NR_TIERS; tier++) {
+		n->evicted[tier] += sign *
+			atomic_long_read(&lrugen->evicted[n->hist][n->type][tier]);
+		n->refaulted[tier] += sign *
+			atomic_long_read(&lrugen->refaulted[n->hist][n->type][tier]);
+	}
+}
+
+/* Take the counts the test caused off the lruvec again. */
+static void workingset_test_uncount(void *data)
+{
+	struct workingset_test_counts *n = data;
+	struct lru_gen_folio *lrugen = &n->lruvec->lrugen;
+	int tier;
+
+	for (tier = 0; tier < MAX_NR_TIERS; tier++) {
+		atomic_long_sub(n->evicted[tier],
+				&lrugen->evicted[n->hist][n->type][tier]);
+		atomic_long_sub(n->refaulted[tier],
+				&lrugen->refaulted[n->hist][n->type][tier]);
+	}
 }
 
 /*
- * The node's count of @item, exactly: its total and this CPU's part not
- * yet folded into it. The caller keeps preemption off, so that the part
- * stays this CPU's and no fold of it runs meanwhile.
+ * The node's count of @item: its total and this CPU's part not yet
+ * folded into it. The caller keeps preemption off, so that the part stays
+ * this CPU's; no other code moves these counts while a test runs.
  */
-static long wt_node_stat(struct pglist_data *pgdat, enum node_stat_item item)
+static long workingset_test_node_stat(struct pglist_data *pgdat,
+				      enum node_stat_item item)
 {
 	long x = atomic_long_read(&pgdat->vm_stat[item]);
 
@@ -115,153 +235,141 @@ static long wt_node_stat(struct pglist_data *pgdat, enum node_stat_item item)
 	return x;
 }
 
-/* What lru_gen_refault() moved on the node's lruvec, to be undone. */
-struct wt_moved {
-	struct lruvec *lruvec;
-	int type, hist;
-	long restore, refault, activate;
-	long refaulted[MAX_NR_TIERS];
+/* What the refault moved of the node's WORKINGSET_* events. */
+struct workingset_test_events {
+	long refault;
+	long restore;
+	long activate;
 };
 
-/*
- * Add @sign times the counters lru_gen_refault() may move: -1 before the
- * call and +1 after it leave what it moved. Preemption is off.
- */
-static void wt_count(struct wt_moved *m, struct pglist_data *pgdat, int sign)
+static void workingset_test_count_events(struct workingset_test_events *e,
+					 struct pglist_data *pgdat, int type,
+					 int sign)
 {
-	struct lru_gen_folio *lrugen = &m->lruvec->lrugen;
-	int tier;
-
-	m->restore += sign * wt_node_stat(pgdat, WORKINGSET_RESTORE_BASE + m->type);
-	m->refault += sign * wt_node_stat(pgdat, WORKINGSET_REFAULT_BASE + m->type);
-	m->activate += sign * wt_node_stat(pgdat, WORKINGSET_ACTIVATE_BASE + m->type);
-	for (tier = 0; tier < MAX_NR_TIERS; tier++)
-		m->refaulted[tier] += sign *
-			atomic_long_read(&lrugen->refaulted[m->hist][m->type][tier]);
-}
-
-static void wt_undo(void *data)
-{
-	struct wt_moved *m = data;
-	struct lru_gen_folio *lrugen = &m->lruvec->lrugen;
-	int tier;
-
-	mod_lruvec_state(m->lruvec, WORKINGSET_RESTORE_BASE + m->type, -m->restore);
-	mod_lruvec_state(m->lruvec, WORKINGSET_REFAULT_BASE + m->type, -m->refault);
-	mod_lruvec_state(m->lruvec, WORKINGSET_ACTIVATE_BASE + m->type, -m->activate);
-	for (tier = 0; tier < MAX_NR_TIERS; tier++)
-		atomic_long_sub(m->refaulted[tier],
-				&lrugen->refaulted[m->hist][m->type][tier]);
-}
-
-static void wt_put_folio(void *folio)
-{
-	folio_put(folio);
+	e->refault += sign * workingset_test_node_stat(pgdat,
+					WORKINGSET_REFAULT_BASE + type);
+	e->restore += sign * workingset_test_node_stat(pgdat,
+					WORKINGSET_RESTORE_BASE + type);
+	e->activate += sign * workingset_test_node_stat(pgdat,
+					WORKINGSET_ACTIVATE_BASE + type);
 }
 
 /*
- * Refault a new folio as the row describes; returns what the call moved.
- * The folio is the test's until it ends.
+ * Evict a folio with the case's history and return the shadow entry,
+ * counting the eviction in @n. The folio is locked, as
+ * workingset_eviction()'s callers have it.
  */
-static struct wt_moved *wt_refault(struct kunit *test, const struct wt_case *c,
-				   struct folio **foliop)
+static void *workingset_test_evict(struct kunit *test,
+				   const struct workingset_test_case *c,
+				   struct workingset_test_counts *n)
 {
-	int refs = wt_refs(c);
-	struct lru_gen_folio *lrugen;
-	struct pglist_data *pgdat;
-	unsigned long token, seq;
-	struct wt_moved *moved;
-	struct folio *folio;
+	struct folio *folio = workingset_test_folio_create(test, c);
+	unsigned long flags = READ_ONCE(folio->flags.f) & ~LRU_REFS_FLAGS;
 	void *shadow;
 
-	moved = kunit_kzalloc(test, sizeof(*moved), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, moved);
-	folio = folio_alloc(GFP_KERNEL, 0);
-	KUNIT_ASSERT_NOT_NULL(test, folio);
+	if (c->refs > BIT(LRU_REFS_WIDTH))
+		kunit_skip(test, "LRU_REFS_WIDTH is %d", LRU_REFS_WIDTH);
+	if (c->refs)
+		flags |= BIT(PG_referenced) |
+			 ((c->refs - 1UL) << LRU_REFS_PGOFF);
+	if (c->workingset)
+		flags |= BIT(PG_workingset);
+	WRITE_ONCE(folio->flags.f, flags);
+
+	folio_lock(folio);
+	workingset_test_count(n, -1);
+	shadow = lru_gen_eviction(folio);
+	workingset_test_count(n, 1);
+	folio_unlock(folio);
+	return shadow;
+}
+
+/*
+ * Evict and refault: returns the refaulting folio, with what the refault
+ * moved of the node's events in @e and of the lrugen counts in the
+ * returned counts.
+ */
+static struct workingset_test_counts *
+workingset_test_refault(struct kunit *test,
+			const struct workingset_test_case *c,
+			struct folio **foliop, struct workingset_test_events *e)
+{
+	struct folio *folio = workingset_test_folio_create(test, c);
+	struct workingset_test_counts *n;
+	struct pglist_data *pgdat = folio_pgdat(folio);
+	void *shadow;
+
+	n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	rcu_read_lock();
+	n->lruvec = folio_lruvec(folio);
+	rcu_read_unlock();
+	n->type = folio_is_file_lru(folio);
+	n->hist = lru_hist_from_seq(READ_ONCE(n->lruvec->lrugen.min_seq[n->type]));
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, wt_put_folio, folio));
-	if (c->anon)
-		__folio_set_swapbacked(folio);
-	pgdat = folio_pgdat(folio);
-	moved->lruvec = folio_lruvec(folio);
-	moved->type = folio_is_file_lru(folio);
-	lrugen = &moved->lruvec->lrugen;
-	seq = READ_ONCE(lrugen->min_seq[moved->type]) + (c->recent ? 0 : 1);
-	moved->hist = lru_hist_from_seq(READ_ONCE(lrugen->min_seq[moved->type]));
-	/* What lru_gen_eviction() records: the generation and refs - 1. */
-	token = (seq << LRU_REFS_WIDTH) | refs;
-	shadow = pack_shadow(mem_cgroup_id(folio_memcg(folio)), pgdat, token,
-			     c->workingset);
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, wt_undo, moved));
+			kunit_add_action_or_reset(test, workingset_test_uncount,
+						  n));
+	shadow = workingset_test_evict(test, c, n);
 
 	/* As workingset_refault(): the new folio is locked. */
 	folio_lock(folio);
 	preempt_disable();
-	wt_count(moved, pgdat, -1);
+	workingset_test_count_events(e, pgdat, n->type, -1);
+	workingset_test_count(n, -1);
 	current->in_lru_fault = c->in_fault;
 	lru_gen_refault(folio, shadow);
 	current->in_lru_fault = false;
-	wt_count(moved, pgdat, 1);
+	workingset_test_count(n, 1);
+	workingset_test_count_events(e, pgdat, n->type, 1);
 	preempt_enable();
 	folio_unlock(folio);
 	*foliop = folio;
-	return moved;
+	return n;
 }
 
-/* The stall: PG_workingset, the access count, and the tier counted. */
-static void lru_gen_refault_test(struct kunit *test)
+static void workingset_test_lru_gen_refault(struct kunit *test)
 {
-	const struct wt_case *c = test->param_value;
-	int refs = wt_refs(c);
-	unsigned long full = c->restored ? LRU_REFS_MASK : 0, count;
-	struct wt_moved *moved;
+	const struct workingset_test_case *c = test->param_value;
+	struct workingset_test_events e = {};
+	struct workingset_test_counts *n;
+	unsigned long flags, field;
 	struct folio *folio;
+	long nr;
 	int tier;
 
-	moved = wt_refault(test, c, &folio);
+	n = workingset_test_refault(test, c, &folio, &e);
 
-	count = READ_ONCE(folio->flags) & LRU_REFS_MASK;
-	KUNIT_EXPECT_EQ(test, c->restored, folio_test_workingset(folio));
-	KUNIT_EXPECT_EQ_MSG(test, full, count,
-			    "access count (LRU_REFS_WIDTH %d)", LRU_REFS_WIDTH);
-	KUNIT_EXPECT_EQ_MSG(test, c->restored ? 1L : 0L, moved->restore,
-			    "WORKINGSET_RESTORE counted");
-	/* The tier of refs + PG_workingset, order_base_2(refs + 1). */
-	refs += c->workingset;
-	for (tier = 0; tier < MAX_NR_TIERS; tier++)
-		KUNIT_EXPECT_EQ_MSG(test,
-				    c->recent && tier == order_base_2(refs + 1) ? 1L : 0L,
-				    moved->refaulted[tier],
-				    "refaults counted in tier %d (refs %d)", tier, refs);
+	nr = folio_nr_pages(folio);
+	flags = READ_ONCE(folio->flags.f);
+	field = (flags & LRU_REFS_MASK) >> LRU_REFS_PGOFF;
+	for (tier = 0; tier < MAX_NR_TIERS; tier++) {
+		KUNIT_EXPECT_EQ_MSG(test, tier == c->evicted_tier ? nr : 0L,
+				    n->evicted[tier], "evicted, tier %d", tier);
+		KUNIT_EXPECT_EQ_MSG(test, tier == c->refaulted_tier ? nr : 0L,
+				    n->refaulted[tier], "refaulted, tier %d",
+				    tier);
+	}
+	KUNIT_EXPECT_EQ(test, c->workingset, !!(flags & BIT(PG_workingset)));
+	KUNIT_EXPECT_FALSE(test, flags & BIT(PG_referenced));
+	KUNIT_EXPECT_EQ(test, c->refs_field, field);
+	KUNIT_EXPECT_EQ_MSG(test, nr, e.refault, "WORKINGSET_REFAULT");
+	KUNIT_EXPECT_EQ_MSG(test, c->workingset ? nr : 0L, e.restore,
+			    "WORKINGSET_RESTORE");
+	KUNIT_EXPECT_EQ_MSG(test, c->workingset && c->in_fault ? nr : 0L,
+			    e.activate, "WORKINGSET_ACTIVATE");
 }
 
-/* Every refault is a refault; one from the oldest generation activates. */
-static void lru_gen_refault_stats_test(struct kunit *test)
-{
-	const struct wt_case *c = test->param_value;
-	struct wt_moved *moved;
-	struct folio *folio;
-
-	moved = wt_refault(test, c, &folio);
-
-	KUNIT_EXPECT_EQ_MSG(test, 1L, moved->refault,
-			    "WORKINGSET_REFAULT counted");
-	KUNIT_EXPECT_EQ_MSG(test, c->recent ? 1L : 0L, moved->activate,
-			    "WORKINGSET_ACTIVATE counted");
-}
-
-static struct kunit_case wt_cases_list[] = {
-	KUNIT_CASE_PARAM(lru_gen_refault_test, wt_gen_params),
-	KUNIT_CASE_PARAM(lru_gen_refault_stats_test, wt_gen_params),
+static struct kunit_case workingset_test_cases_list[] = {
+	KUNIT_CASE_PARAM(workingset_test_lru_gen_refault,
+			 workingset_test_gen_params),
 	{}
 };
 
-static struct kunit_suite wt_suite = {
+static struct kunit_suite workingset_test_suite = {
 	.name = "mm_workingset_mglru",
-	.test_cases = wt_cases_list,
+	.test_cases = workingset_test_cases_list,
 };
 
-kunit_test_suite(wt_suite);
+kunit_test_suite(workingset_test_suite);
 
 #endif /* CONFIG_MM_VMSCAN_KUNIT_TEST */

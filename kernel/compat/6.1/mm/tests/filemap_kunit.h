@@ -1,1 +1,1 @@
-../../../../mm/tests/filemap_kunit.h
+../../../6.12/mm/tests/filemap_kunit.h

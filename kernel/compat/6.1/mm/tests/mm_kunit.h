@@ -1,1 +1,1 @@
-../../../../mm/tests/mm_kunit.h
+../../../6.12/mm/tests/mm_kunit.h

@@ -1,1 +1,1 @@
-../../../../mm/tests/swap_state_kunit.h
+../../../6.12/mm/tests/swap_state_kunit.h

@@ -1,1 +1,1 @@
-../../../../mm/tests/vmscan_kunit.h
+../../../6.12/mm/tests/vmscan_kunit.h

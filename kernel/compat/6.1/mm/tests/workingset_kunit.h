@@ -1,1 +1,1 @@
-../../../../mm/tests/workingset_kunit.h
+../../../6.12/mm/tests/workingset_kunit.h

@@ -1,1 +1,0 @@
-../../../fixtures/replay/scenarios.h
