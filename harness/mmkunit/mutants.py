@@ -63,21 +63,37 @@ def _description(mutant: ov.Patch) -> List[str]:
 	return lines
 
 
-def arches(mutant: ov.Patch) -> List[str]:
-	"""The arches an "Arch: a b (why)" line limits the mutant to, if any."""
+def _limit(mutant: ov.Patch, key: str) -> List[str]:
+	"""The names a "KEY: a b (why)" line of the description gives."""
 	for line in _description(mutant):
-		if line.startswith('Arch:'):
-			return line[len('Arch:'):].split('(')[0].split()
+		if line.startswith(f'{key}:'):
+			return line[len(key) + 1:].split('(')[0].split()
 	return []
 
 
-def runs_on(mutant: ov.Patch, arch: str) -> bool:
-	return not arches(mutant) or arch in arches(mutant)
+def arches(mutant: ov.Patch) -> List[str]:
+	"""The arches an "Arch: a b (why)" line limits the mutant to, if any."""
+	return _limit(mutant, 'Arch')
 
 
-def not_here(mutant: ov.Patch, arch: str) -> MutantResult:
-	why = [l for l in _description(mutant) if l.startswith('Arch:')][0]
-	return MutantResult(mutant, Verdict.NOT_HERE, [], f'{arch}: {why}')
+def configs(mutant: ov.Patch) -> List[str]:
+	"""The configurations (--config NAME) a "Config: a b (why)" line
+	limits the mutant to, if any: what only MEMCG, say, can show."""
+	return _limit(mutant, 'Config')
+
+
+def runs_on(mutant: ov.Patch, arch: str,
+	    config: Optional[str] = None) -> bool:
+	return ((not arches(mutant) or arch in arches(mutant)) and
+		(not configs(mutant) or config in configs(mutant)))
+
+
+def not_here(mutant: ov.Patch, arch: str,
+	     config: Optional[str] = None) -> MutantResult:
+	why = [l for l in _description(mutant)
+	       if l.startswith(('Arch:', 'Config:'))][0]
+	where = f'{arch}-{config}' if config else arch
+	return MutantResult(mutant, Verdict.NOT_HERE, [], f'{where}: {why}')
 
 
 def judge(mutant: ov.Patch, result: RunResult) -> MutantResult:
@@ -232,9 +248,11 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 				   show_tree=t is not tree)
 
 	# The jobs, in order: each mutant, then the before-fix trees.
+	config = s.build.config
+
 	def mutant_job(m: ov.Patch) -> jobs.Job:
-		if not runs_on(m, arch):
-			return lambda t: not_here(m, arch)
+		if not runs_on(m, arch, config):
+			return lambda t: not_here(m, arch, config)
 		return lambda t: judge(
 			m, run(t, s.overlay, [m], f'mutant {Path(m.name).stem}'))
 

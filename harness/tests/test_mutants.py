@@ -144,6 +144,22 @@ def test_mutant_limited_to_an_arch(tmp_path: Path, overlay_dir: Path) -> None:
 		'mutants: 0 passed, 0 failed, 1 skipped'
 
 
+def test_mutant_limited_to_a_configuration(tmp_path: Path,
+					   overlay_dir: Path) -> None:
+	"""A mutant only MEMCG can show runs in --config distro builds only,
+	and is not counted against the default configuration's matrix."""
+	path = overlay_dir / 'mutants/foo-off-by-one.patch'
+	path.write_text('foo: memcg reclaim\nConfig: distro (needs MEMCG)\n\n' +
+			path.read_text().split('\n\n', 1)[1])
+	m = ov.Patch.from_file(path)
+	assert mu.configs(m) == ['distro'] and mu.arches(m) == []
+	assert mu.runs_on(m, 'um', 'distro') and mu.runs_on(m, 'x86_64', 'distro')
+	assert not mu.runs_on(m, 'um') and not mu.runs_on(m, 'um', 'debug')
+	r = mu.not_here(m, 'um', 'debug')
+	assert r.verdict == mu.Verdict.NOT_HERE
+	assert 'um-debug: Config: distro (needs MEMCG)' in r.detail
+
+
 def test_before_fix_verdicts(tmp_path: Path) -> None:
 	from mmkunit import expected
 	P, F = runner.Status.PASS, runner.Status.FAIL
