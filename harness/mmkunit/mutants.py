@@ -30,7 +30,7 @@ class Verdict(enum.Enum):
 	KILLED = 'killed'
 	SURVIVED = 'SURVIVED'
 	NO_RESULT = 'NO RESULT'  # did not build, or kunit.py gave no results
-	NOT_HERE = 'not run on this arch'
+	NOT_HERE = 'not run on this arch or configuration'
 
 
 @dataclasses.dataclass
