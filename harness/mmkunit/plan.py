@@ -46,8 +46,9 @@ FIXES_TREES = ('6.12', '6.1')
 
 # What stops a command before or beside its tests: the setup, not a test.
 SETUP_ERRORS = (HarnessError, ov.OverlayError, trees.TreeError,
-		ex.ExportError, kernels.FetchError, runner.ConfigError, runner.StaleKernelError,
-		replay.ReplayError, expected.ExpectedError)
+		ex.ExportError, kernels.FetchError, runner.ConfigError,
+		runner.StaleKernelError, replay.ReplayError,
+		expected.ExpectedError)
 
 
 def run(req: RunRequest) -> int:
@@ -127,7 +128,7 @@ def fixes(req: FixesRequest) -> int:
 	its port of the series, and holds the results against the port's
 	list of expected failures."""
 	src = req.source
-	if src.tree or src.kernel or src.tarball:
+	if src.names_kernel:
 		return _fixes_on(Session(src, req.build))
 	rcs = [_fixes_on(Session(src, req.build, tree=tree))
 	       for tree in FIXES_TREES]
@@ -224,7 +225,7 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 		'run x86_64 debug': RunRequest(src, on('x86_64', 'debug')),
 		'run x86_64 distro': RunRequest(src, on('x86_64', 'distro')),
 	})
-	if src.tree or src.kernel or src.tarball:
+	if src.names_kernel:
 		return steps
 	port = dataclasses.replace(src, tree=PORT_TREE)
 	steps.update({

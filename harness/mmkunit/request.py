@@ -39,6 +39,12 @@ class Source:
 	# A kernel tarball instead of a Debian kernel's.
 	tarball: Optional[Path] = None
 
+	@property
+	def names_kernel(self) -> bool:
+		"""Whether the user chose the kernel (--tree, --kernel or
+		--tarball), rather than leaving it to the command."""
+		return bool(self.tree or self.kernel or self.tarball)
+
 
 @dataclasses.dataclass(frozen=True)
 class Build:

@@ -99,7 +99,9 @@ class Session:
 
 	def ensure_deps(self, *extra: Sequence[deps.Requirement]) -> None:
 		reqs: List[deps.Requirement] = list(deps.BUILD)
-		if not self.source.kernel and not self.source.tarball:
+		if self.source.tarball:
+			reqs += deps.source_for(self.source.tarball)
+		elif not self.source.kernel:
 			reqs += deps.kernel_source(self.kernel)
 		if self.build.arch == 'x86_64':
 			reqs += deps.X86_64
