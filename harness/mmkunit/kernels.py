@@ -53,7 +53,7 @@ KERNELS: Dict[str, DebianKernel] = {k.series: k for k in (
 	DebianKernel('6.12'),
 	DebianKernel('6.1'),
 )}
-# What run, mutants, coverage and replay build unless told otherwise.
+# What every command but fixes and replay builds unless told otherwise.
 DEFAULT = '7.3'
 
 KEYRING = Path('/usr/share/keyrings/debian-archive-keyring.gpg')
