@@ -3,7 +3,7 @@
 
 Each exported patch is one commit: the patch of kernel/patches plus the new
 files the series file lists after it. The result applies with `git am` onto
-the tree it was exported against (by default Debian's 6.12).
+the tree it was exported against (by default Debian's 7.3).
 """
 
 from __future__ import annotations
@@ -114,6 +114,20 @@ def _touched(patches: Sequence[ov.Patch]) -> List[str]:
 COVER_LETTER = 'cover-letter'
 
 
+def _message(patch: ov.Patch, scratch: Path) -> str:
+	"""The commit message a format-patch mail carries."""
+	info = scratch / '.mailinfo'
+	info.mkdir(exist_ok=True)
+	head = _git(scratch, 'mailinfo', str(info / 'msg'), str(info / 'patch'),
+		    stdin=patch.text)
+	body = (info / 'msg').read_text()
+	shutil.rmtree(info)
+	m = re.search(r'^Subject: (.*)$', head, re.M)
+	if not m:
+		raise ExportError(f'{patch.path}: no Subject: header')
+	return f'{m.group(1)}\n\n{body}'
+
+
 def _signed_off(message: str, who: Identity) -> str:
 	"""The commit message with the exporter's sign-off in place of any."""
 	lines = [l for l in message.rstrip('\n').splitlines()
@@ -140,14 +154,16 @@ def export(overlay: ov.Overlay, tree: Path, outdir: Path, who: Identity,
 		repo = Path(tmp) / 'repo'
 		base_repo(tree, _touched(overlay.patches), repo)
 		for patch in overlay.patches:
-			_git(repo, 'am', '-q', '--keep-cr', stdin=patch.text)
+			# Applied as the overlay applies it: the hooks at the
+			# ends of files whatever their last lines, which
+			# format-patch then gives as their context.
+			ov.apply_patch(patch, repo)
 			if patch.new_files:
 				ov.write_files(overlay, repo, patch.new_files)
-				_git(repo, 'add', '--', *patch.new_files)
-			message = _git(repo, 'log', '-1', '--format=%B')
-			_git(repo, 'commit', '-q', '--amend', '--reset-author',
-			     '--date=now', '-F', '-',
-			     stdin=_signed_off(message, who).encode(), who=who)
+			_git(repo, 'add', '-A')
+			_git(repo, 'commit', '-q', '--allow-empty', '-F', '-',
+			     stdin=_signed_off(_message(patch, repo),
+					       who).encode(), who=who)
 		outdir.mkdir(parents=True, exist_ok=True)
 		for old in outdir.glob('*.patch'):
 			old.unlink()

@@ -244,18 +244,85 @@ def _overlay_files(root: Path) -> Iterable[str]:
 			yield str(rel / f) if rel != Path('.') else f
 
 
-def _git_apply(patch: Patch, workdir: Path, reverse: bool = False) -> None:
-	"""Applies one patch to the files in workdir, strictly (no fuzz)."""
-	cmd = ['git', 'apply', '-p1', '--whitespace=nowarn']
+_HUNK_RE = re.compile(r'^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@')
+
+
+def split_appends(text: bytes) -> Tuple[bytes, Dict[str, bytes]]:
+	"""A patch without the hunks that only append to the end of a file,
+	and the lines each such hunk appends, by file.
+
+	Such a hunk (context, then added lines, no context after them) is how
+	a suite hooks into the file it tests: an include line at its end. Its
+	context is the file's last lines, which change from release to
+	release; the lines are appended whatever they are.
+	"""
+	blocks = re.split(r'(?m)^(?=diff --git )', text.decode())
+	kept = blocks[:1]
+	appends: Dict[str, bytes] = {}
+	for block in blocks[1:]:
+		m = _DIFF_GIT_RE.match(block.split('\n', 1)[0])
+		parts = re.split(r'(?m)^(?=@@ )', block)
+		last = parts[-1].rstrip('\n').split('\n')
+		body = last[1:]
+		n_ctx = next((i for i, line in enumerate(body)
+			      if not line.startswith(' ')), len(body))
+		added = body[n_ctx:]
+		if (not m or len(parts) < 2 or not _HUNK_RE.match(last[0]) or
+		    '\nnew file mode' in parts[0] or n_ctx == 0 or not added or
+		    not all(line.startswith('+') for line in added)):
+			kept.append(block)
+			continue
+		appends[m.group(2)] = ''.join(line[1:] + '\n'
+					      for line in added).encode()
+		if len(parts) > 2:
+			kept.append(''.join(parts[:-1]))
+	return ''.join(kept).encode(), appends
+
+
+def apply_patch(patch: Patch, workdir: Path, reverse: bool = False) -> None:
+	"""Applies one patch to the files in workdir: strictly (no fuzz),
+	but for appends to the end of a file (split_appends())."""
+	text, appends = split_appends(patch.text)
 	if reverse:
-		cmd.append('-R')
-	# Never let git find a repository around the scratch directory.
-	env = dict(os.environ, GIT_CEILING_DIRECTORIES=str(workdir.parent))
-	proc = subprocess.run(cmd, input=patch.text, cwd=workdir, env=env,
-			      capture_output=True)
-	if proc.returncode != 0:
-		err = proc.stderr.decode(errors='replace')
-		raise PatchFailed(patch, _failed_files(err), err)
+		_apply_appends(patch, workdir, appends, reverse)
+	if re.search(rb'(?m)^diff --git ', text):
+		cmd = ['git', 'apply', '-p1', '--whitespace=nowarn']
+		if reverse:
+			cmd.append('-R')
+		# Never let git find a repository around the scratch directory.
+		env = dict(os.environ,
+			   GIT_CEILING_DIRECTORIES=str(workdir.parent))
+		proc = subprocess.run(cmd, input=text, cwd=workdir, env=env,
+				      capture_output=True)
+		if proc.returncode != 0:
+			err = proc.stderr.decode(errors='replace')
+			raise PatchFailed(patch, _failed_files(err), err)
+	if not reverse:
+		_apply_appends(patch, workdir, appends, reverse)
+
+
+def _apply_appends(patch: Patch, workdir: Path, appends: Dict[str, bytes],
+		   reverse: bool) -> None:
+	"""Appends each file's lines to its end, or takes them off it again;
+	refuses a file that already ends with them (or, reversing, does
+	not)."""
+	for name, lines in appends.items():
+		path = workdir / name
+		if not path.is_file():
+			raise PatchFailed(patch, [name], f'{name}: no such file')
+		data = path.read_bytes()
+		if data.endswith(lines) != reverse:
+			what = 'does not end' if reverse else 'already ends'
+			raise PatchFailed(patch, [name],
+					  f'{name} {what} with the lines the '
+					  'patch appends')
+		if reverse:
+			path.write_bytes(data[:len(data) - len(lines)])
+		elif data and not data.endswith(b'\n'):
+			raise PatchFailed(patch, [name],
+					  f'{name}: no newline at its end')
+		else:
+			path.write_bytes(data + lines)
 
 
 class PatchFailed(OverlayError):
@@ -290,7 +357,7 @@ def _apply_series(patches: Sequence[Patch], base: Dict[str, bytes],
 			dest.write_bytes(data)
 		work.mkdir(exist_ok=True)
 		for patch in (reversed(patches) if reverse else patches):
-			_git_apply(patch, work, reverse=reverse)
+			apply_patch(patch, work, reverse=reverse)
 		return {name: (work / name).read_bytes() for name in base}
 
 

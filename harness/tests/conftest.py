@@ -46,6 +46,9 @@ FOO_C = textwrap.dedent('''\
 KCONFIG = textwrap.dedent('''\
 	config FOO
 		bool "foo"
+
+	config ZED
+		bool "zed"
 	''')
 
 # A stand-in for tools/testing/kunit/kunit.py: copies the saved run named
@@ -146,8 +149,8 @@ def make_overlay(root: Path) -> Path:
 	(root / 'mm/tests').mkdir(parents=True)
 	(root / 'mm/tests/foo_kunit.h').write_text('/* tests of foo */\n')
 	(root / 'mm/tests/.kunitconfig').write_text('CONFIG_KUNIT=y\n')
-	diff = unified_diff('mm/Kconfig', KCONFIG,
-			    KCONFIG + '\nconfig FOO_KUNIT_TEST\n\tbool\n')
+	diff = unified_diff('mm/Kconfig', KCONFIG, KCONFIG.replace(
+		'\nconfig ZED', '\nconfig FOO_KUNIT_TEST\n\tbool\n\nconfig ZED'))
 	diff += unified_diff('mm/foo.c', FOO_C,
 			     FOO_C + '\n#include "tests/foo_kunit.h"\n')
 	(root / 'patches/0001-mm-foo-add-tests.patch').write_text(

@@ -101,12 +101,12 @@ def test_run_rejects_non_kernel_tree(overlay_dir: Path, tmp_path: Path) -> None:
 
 def test_run_patch_does_not_apply(overlay_dir: Path, kernel_tree: Path,
 				  tmp_path: Path) -> None:
-	(kernel_tree / 'mm/foo.c').write_text('rewritten upstream\n')
+	(kernel_tree / 'mm/Kconfig').write_text('rewritten upstream\n')
 	before = snapshot(kernel_tree)
 	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c'),
 		    '--no-install', env=env_for(overlay_dir, PASS_RUN))
 	assert p.returncode == 2
-	assert '0001-mm-foo-add-tests.patch does not apply to mm/foo.c' in p.stderr
+	assert '0001-mm-foo-add-tests.patch does not apply to mm/Kconfig' in p.stderr
 	assert snapshot(kernel_tree) == before
 	assert not list((tmp_path / 'c').glob('trees/*/src'))
 

@@ -29,10 +29,10 @@ def test_each_commit(overlay_dir: Path, kernel_tree: Path,
 	(kernel_tree / 'fake-kunit-run').write_text(str(FAIL_RUN))
 	bad = commit_all(kernel_tree, 'mm: breaks swap readahead')
 	(kernel_tree / 'fake-kunit-run').unlink()
-	foo = (kernel_tree / 'mm/foo.c').read_text()
-	(kernel_tree / 'mm/foo.c').write_text(foo.replace('x * 2', 'x << 1'))
-	conflict = commit_all(kernel_tree, 'mm: rewrite foo')
-	(kernel_tree / 'mm/foo.c').write_text(foo)
+	kconfig = (kernel_tree / 'mm/Kconfig').read_text()
+	(kernel_tree / 'mm/Kconfig').write_text(kconfig.replace('bool', 'def_bool y'))
+	conflict = commit_all(kernel_tree, 'mm: rewrite Kconfig')
+	(kernel_tree / 'mm/Kconfig').write_text(kconfig)
 	broken = tmp_path / 'no-build'
 	broken.mkdir()
 	(broken / 'exit-code').write_text('1\n')
@@ -49,7 +49,7 @@ def test_each_commit(overlay_dir: Path, kernel_tree: Path,
 	assert table[1].split()[3] == '0'
 	assert table[2].split()[:4] == [bad[:12], 'FAIL', '1/38', '1']
 	assert table[3].split()[:3] == [conflict[:12], '-', '125']
-	assert 'conflict: 0001-mm-foo-add-tests.patch does not apply to mm/foo.c' \
+	assert 'conflict: 0001-mm-foo-add-tests.patch does not apply to mm/Kconfig' \
 		in table[3]
 	assert table[4].split()[:3] == [nobuild[:12], '-', '125']
 	assert 'mm-kunit: 1 of 4 commits passed' in p.stdout
@@ -80,7 +80,7 @@ def test_bisect_exit_codes(overlay_dir: Path, kernel_tree: Path,
 			   tmp_path: Path, case: str, code: int) -> None:
 	run = {'fail': FAIL_RUN}.get(case, PASS_RUN)
 	if case == 'conflict':
-		(kernel_tree / 'mm/foo.c').write_text('rewritten upstream\n')
+		(kernel_tree / 'mm/Kconfig').write_text('rewritten upstream\n')
 	if case == 'nobuild':
 		run = tmp_path / 'no-build'
 		run.mkdir()

@@ -77,9 +77,9 @@ def test_user_identity(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_export_names_patch_that_does_not_apply(
 		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
-	(kernel_tree / 'mm/foo.c').write_text('rewritten\n')
+	(kernel_tree / 'mm/Kconfig').write_text('rewritten\n')
 	with pytest.raises(ov.PatchFailed, match='0001-mm-foo-add-tests.patch does '
-			   'not apply to mm/foo.c'):
+			   'not apply to mm/Kconfig'):
 		ex.export(ov.Overlay.load(overlay_dir), kernel_tree, tmp_path / 'out',
 			  WHO)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FOO_C, OVERLAYS, REPO, snapshot
+from conftest import FOO_C, OVERLAYS, REPO, snapshot, unified_diff
 from mmkunit import overlay as ov
 from mmkunit import trees
 
@@ -76,12 +76,46 @@ def test_stage_names_patch_and_file_that_do_not_apply(
 		overlay_dir: Path, kernel_tree: Path) -> None:
 	(kernel_tree / 'mm/foo.c').write_text('rewritten upstream\n')
 	before = snapshot(kernel_tree)
+	o = ov.Overlay.load(overlay_dir)
 	with pytest.raises(ov.PatchFailed) as e:
-		ov.stage(ov.Overlay.load(overlay_dir), kernel_tree)
-	assert e.value.patch.name == '0001-mm-foo-add-tests.patch'
+		ov.stage(o, kernel_tree, o.mutants())
+	assert e.value.patch.name == 'foo-off-by-one.patch'
 	assert e.value.files == ['mm/foo.c']
-	assert '0001-mm-foo-add-tests.patch does not apply to mm/foo.c' in str(e.value)
+	assert 'foo-off-by-one.patch does not apply to mm/foo.c' in str(e.value)
 	assert snapshot(kernel_tree) == before
+
+
+def test_stage_appends_hooks_whatever_the_files_last_lines(
+		overlay_dir: Path, kernel_tree: Path) -> None:
+	later_c = FOO_C.replace('x * 2', 'x * 3') + '\nstatic int baz;\n'
+	(kernel_tree / 'mm/foo.c').write_text(later_c)
+	o = ov.Overlay.load(overlay_dir)
+	files = ov.stage(o, kernel_tree)
+	assert files['mm/foo.c'].decode() == \
+		later_c + '\n#include "tests/foo_kunit.h"\n'
+	ov.sync_files(kernel_tree, dict(files))
+	again, applied = ov.stage_detecting_applied(o, kernel_tree)
+	assert applied
+	assert again == files
+
+
+def test_stage_refuses_a_hook_the_file_already_ends_with(
+		overlay_dir: Path, kernel_tree: Path) -> None:
+	(kernel_tree / 'mm/foo.c').write_text(
+		'int x;\n\n#include "tests/foo_kunit.h"\n')
+	with pytest.raises(ov.PatchFailed,
+			   match='mm/foo.c already ends with the lines'):
+		ov.stage(ov.Overlay.load(overlay_dir), kernel_tree)
+
+
+def test_split_appends_keeps_hunks_inside_a_file() -> None:
+	middle = unified_diff('mm/foo.c', FOO_C, FOO_C.replace('x + 1', 'x'))
+	end = unified_diff('mm/bar.c', FOO_C, FOO_C + '#include "b.h"\n')
+	new = unified_diff('mm/new.h', '', 'int n;\n').replace(
+		'--- a/mm/new.h', 'new file mode 100644\n--- /dev/null')
+	text, appends = ov.split_appends((middle + end + new).encode())
+	assert text.decode() == middle + new
+	assert appends == {'mm/bar.c': b'#include "b.h"\n'}
 
 
 def test_stage_names_missing_file(overlay_dir: Path, kernel_tree: Path) -> None:
@@ -227,8 +261,8 @@ def test_prepare_failure_changes_nothing(overlay_dir: Path, kernel_tree: Path,
 	tree = trees.user_tree(tmp_path / 'cache', kernel_tree)
 	tree.prepare(o, refresh_source=True)
 	prepared = snapshot(tree.src)
-	(kernel_tree / 'mm/foo.c').write_text('rewritten upstream\n')
-	with pytest.raises(ov.PatchFailed, match='mm/foo.c'):
+	(kernel_tree / 'mm/Kconfig').write_text('rewritten upstream\n')
+	with pytest.raises(ov.PatchFailed, match='mm/Kconfig'):
 		tree.prepare(o, refresh_source=True)
 	assert snapshot(tree.src) == prepared
 
