@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import signal
 import sys
@@ -131,6 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
 		       help='the project\'s own patches (kernel/patches/local: '
 		       'the replay benchmark) instead of the series for '
 		       'upstream, to apply on top of it')
+	p.add_argument('--base', metavar='COMMIT',
+		       help='the commit the series applies to, named in a '
+		       'base-commit: line (default: HEAD of a --kernel git '
+		       'tree without changes)')
 	p.add_argument('--refresh', action='store_true',
 		       help='rewrite kernel/patches so that each patch carries '
 		       'the test files it adds as kernel/ has them (lint checks)')
@@ -254,7 +259,8 @@ def to_request(a: argparse.Namespace) -> Request:
 				      without=tuple(a.without))
 	if a.command == 'export':
 		return ExportRequest(src, output=a.output, author=a.from_,
-				     local=a.local, refresh=a.refresh)
+				     local=a.local, refresh=a.refresh,
+				     base=a.base)
 	if a.command == 'lint':
 		return LintRequest(src)
 	if a.command == 'mutants':
@@ -294,6 +300,10 @@ def parse_args(argv: Sequence[str]) -> Request:
 		 if v]
 	if len(given) > 1:
 		parser.error(f'{" and ".join(given)}: give one kernel')
+	if getattr(args, 'base', None) and \
+	   not re.fullmatch(r'[0-9a-f]{40}', args.base):
+		parser.error(f'--base {args.base}: not a commit id (40 hex '
+			     'digits)')
 	if getattr(args, 'in_place', False) and not args.kernel:
 		parser.error('--in-place needs --kernel DIR')
 	if getattr(args, 'each_commit', None):

@@ -137,13 +137,31 @@ def _signed_off(message: str, who: Identity) -> str:
 	return '\n'.join(lines) + f'\n\nSigned-off-by: {who}\n'
 
 
+def clean_head(tree: Path) -> Optional[str]:
+	"""The commit a git tree's HEAD is, if its files are that commit's
+	(nothing changed, nothing staged); None otherwise."""
+	def git(*args: str) -> subprocess.CompletedProcess:
+		return subprocess.run(['git', '-C', str(tree), *args],
+				      capture_output=True, text=True)
+	head = git('rev-parse', '--verify', '-q', 'HEAD^{commit}')
+	if head.returncode != 0 or git('rev-parse', '--show-toplevel'
+				       ).stdout.strip() != str(tree.resolve()):
+		return None
+	if git('status', '--porcelain', '--untracked-files=no').stdout:
+		return None
+	return head.stdout.strip()
+
+
 def export(overlay: ov.Overlay, tree: Path, outdir: Path, who: Identity,
-	   cover_letter: bool = True, local: bool = False) -> List[Path]:
+	   cover_letter: bool = True, local: bool = False,
+	   base: Optional[str] = None) -> List[Path]:
 	"""Writes the series for upstream (without the overlay's local
 	patches) as format-patch files into outdir, authored, signed off and
 	dated (now) by who, with a 0000 cover letter first if the overlay has
 	one and cover_letter is set; with local, the local patches instead,
-	for `git am` on top of the upstream series. Returns the files."""
+	for `git am` on top of the upstream series. base, if given, is named
+	in a base-commit: line at the end of the first mail, as format-patch
+	--base writes it. Returns the files."""
 	names = overlay.local()
 	if not local:
 		overlay = overlay.without(names)
@@ -178,7 +196,11 @@ def export(overlay: ov.Overlay, tree: Path, outdir: Path, who: Identity,
 			args += ['--cover-letter', '--cover-from-description=subject']
 		start = f'HEAD~{len(names)}' if local else 'base'
 		out = _git(repo, *args, f'{start}..HEAD', who=who)
-	return [Path(line) for line in out.splitlines() if line]
+	mails = [Path(line) for line in out.splitlines() if line]
+	if base and mails and not local:
+		with open(mails[0], 'a') as f:
+			f.write(f'\nbase-commit: {base}\n')
+	return mails
 
 
 def stale_copies(overlay: ov.Overlay) -> List[str]:

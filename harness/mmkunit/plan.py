@@ -81,10 +81,16 @@ def export(req: ExportRequest) -> int:
 			print(f'mm-kunit: refreshed {p}')
 		return EXIT_OK
 	who = ex.user_identity(req.author)
+	base = req.base
+	if not base and req.source.kernel:
+		base = ex.clean_head(req.source.kernel)
 	out = ex.export(s.overlay, s.source_tree(), req.output, who,
-			local=req.local)
+			local=req.local, base=base)
 	for p in out:
 		print(p)
+	if not base and not req.local:
+		print('mm-kunit: no base-commit: line (the tree is not a git '
+		      'tree without changes); give one with --base COMMIT')
 	cover = [p for p in out if p.name.startswith('0000-')]
 	print(f'mm-kunit: {len(out) - len(cover)} patches'
 	      f'{" and a cover letter" if cover else ""} in {req.output}, '

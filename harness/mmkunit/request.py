@@ -91,6 +91,9 @@ class ExportRequest:
 	local: bool = False
 	# Rewrite kernel/patches with the new files each commit adds.
 	refresh: bool = False
+	# The commit the series applies to; None: the --kernel tree's HEAD,
+	# if it is a git tree without changes.
+	base: Optional[str] = None
 
 
 @dataclasses.dataclass(frozen=True)

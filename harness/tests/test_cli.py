@@ -18,7 +18,8 @@ from typing import Tuple
 
 import pytest
 
-from conftest import FAIL_RUN, FIXTURES, PASS_RUN, env_for, results_dir, run_cli, snapshot
+from conftest import (FAIL_RUN, FIXTURES, PASS_RUN, env_for, git, results_dir,
+		      run_cli, snapshot)
 
 
 def test_run_passing(overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
@@ -169,6 +170,41 @@ def test_export_command(overlay_dir: Path, kernel_tree: Path,
 		    env=env_for(overlay_dir, PASS_RUN))
 	assert p.returncode == 0, p.stderr
 	assert (tmp_path / 'out/0001-mm-foo-add-tests.patch').is_file()
+	assert 'no base-commit: line' in p.stdout
+
+
+def test_export_names_the_git_trees_head_as_base(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	(kernel_tree / 'README').write_text('Linux\n')
+	git(kernel_tree, 'init', '-q')
+	git(kernel_tree, 'add', '-A')
+	git(kernel_tree, 'commit', '-qm', 'v7.3')
+	head = git(kernel_tree, 'rev-parse', 'HEAD')
+	out = tmp_path / 'out'
+	p = run_cli('export', '--kernel', str(kernel_tree), '-o', str(out),
+		    '--no-install', env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 0, p.stderr
+	assert 'base-commit' not in p.stdout
+	mail = out / '0001-mm-foo-add-tests.patch'
+	assert mail.read_text().endswith(f'\nbase-commit: {head}\n')
+	git(tmp_path, 'clone', '-q', str(kernel_tree), 'clone')
+	git(tmp_path / 'clone', 'am', '-q', str(mail))
+	# A tree with changes is not its HEAD: no base unless --base names it.
+	(kernel_tree / 'README').write_text('Linux, changed\n')
+	p = run_cli('export', '--kernel', str(kernel_tree), '-o', str(out),
+		    '--no-install', env=env_for(overlay_dir, PASS_RUN))
+	assert 'no base-commit: line' in p.stdout
+	assert 'base-commit' not in mail.read_text()
+	p = run_cli('export', '--kernel', str(kernel_tree), '-o', str(out),
+		    '--no-install', '--base', 'a' * 40,
+		    env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 0, p.stderr
+	assert mail.read_text().endswith(f'\nbase-commit: {"a" * 40}\n')
+	p = run_cli('export', '--kernel', str(kernel_tree), '-o', str(out),
+		    '--no-install', '--base', 'v7.3',
+		    env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 2
+	assert '--base v7.3: not a commit id' in p.stderr
 
 
 def test_help() -> None:
