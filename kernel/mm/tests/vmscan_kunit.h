@@ -1168,13 +1168,17 @@ static const struct vmscan_test_type_case vmscan_test_type_cases[] = {
 		.swappiness = 199,
 		.type = LRU_GEN_FILE,
 	},
+	/* file's refaults alone, too few to judge, would say file */
 	{
 		.desc = "swappiness 200: anon",
 		.anon = {
 			.avg_refaulted = { 9999 },
 			.avg_total = { 10000 - MIN_LRU_BATCH },
 		},
-		.file = { .avg_refaulted = { 64 }, .avg_total = { 12736 } },
+		.file = {
+			.avg_refaulted = { MIN_LRU_BATCH - 1 },
+			.avg_total = { 12736 },
+		},
 		.swappiness = 200,
 		.type = LRU_GEN_ANON,
 	},
