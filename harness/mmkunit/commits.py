@@ -31,8 +31,10 @@ class CommitOutcome:
 
 
 def run_commit(s: Session, tree: trees.PreparedTree, kernel: Path,
-	       commit: trees.Commit, results: Path) -> CommitOutcome:
-	"""Prepares one commit of the user's tree, builds it and runs it."""
+	       commit: trees.Commit, results: Path,
+	       filter_glob: Optional[str] = None) -> CommitOutcome:
+	"""Prepares one commit of the user's tree, builds it and runs the
+	suites (those filter_glob names, if given)."""
 	trees.checkout_commit(tree, kernel, commit)
 	try:
 		changed = tree.prepare(s.overlay, refresh_source=True)
@@ -41,7 +43,7 @@ def run_commit(s: Session, tree: trees.PreparedTree, kernel: Path,
 				     'conflict: ' + str(e).splitlines()[0])
 	if changed:
 		progress.progress(f'updated in {tree.src}: {", ".join(changed)}')
-	opts = s.run_options()
+	opts = s.with_accel(s.run_options(filter_glob), tree)
 	ctx = s.report_context(tree.source, opts)
 	result = runner.run_kunit(tree.src, tree.build_dir(s.build_key), opts,
 				  results)
@@ -81,7 +83,8 @@ def format_commit_table(outcomes: Sequence[CommitOutcome]) -> str:
 			 '  ' + r[-1] for r in rows)
 
 
-def each_commit(s: Session, kernel: Path, spec: str) -> int:
+def each_commit(s: Session, kernel: Path, spec: str,
+		filter_glob: Optional[str] = None) -> int:
 	"""Each commit of spec (A..B) prepared, built and run in turn."""
 	s.ensure_deps()
 	kernel = kernel.resolve()
@@ -94,7 +97,8 @@ def each_commit(s: Session, kernel: Path, spec: str) -> int:
 		for n, commit in enumerate(commits, 1):
 			progress.progress(f'commit {n}/{len(commits)}: {commit.short} '
 					  f'{commit.subject}')
-			o = run_commit(s, tree, kernel, commit, base / commit.short)
+			o = run_commit(s, tree, kernel, commit, base / commit.short,
+				       filter_glob)
 			if o.note:
 				print(f'mm-kunit: {commit.short}: cannot be tested: {o.note}')
 			if o.result:

@@ -54,7 +54,8 @@ SETUP_ERRORS = (HarnessError, ov.OverlayError, trees.TreeError,
 def run(req: RunRequest) -> int:
 	s = Session(req.source, req.build, req.without)
 	if req.each_commit and req.source.kernel:
-		return commits.each_commit(s, req.source.kernel, req.each_commit)
+		return commits.each_commit(s, req.source.kernel, req.each_commit,
+					   req.filter_glob)
 	result = runs.run_suites(s, req.in_place, req.filter_glob, req.repeat)
 	if req.bisect and result.untestable:
 		return commits.BISECT_SKIP

@@ -62,6 +62,22 @@ def test_each_commit(overlay_dir: Path, kernel_tree: Path,
 	assert snapshot(kernel_tree) == before
 
 
+def test_each_commit_runs_the_suites_named(overlay_dir: Path,
+					   kernel_tree: Path,
+					   tmp_path: Path) -> None:
+	git(kernel_tree, 'init', '-q')
+	base = commit_all(kernel_tree, 'base')
+	(kernel_tree / 'README').write_text('a change\n')
+	commit_all(kernel_tree, 'mm: a change')
+	cache = tmp_path / 'c'
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(cache),
+		    '--no-install', '--each-commit', f'{base}..HEAD',
+		    'mm_swap_readahead', env=env_for(overlay_dir, PASS_RUN))
+	assert p.returncode == 0, p.stdout + p.stderr
+	argv = next(cache.glob('trees/*/build-um/kunit-argv.txt')).read_text()
+	assert argv.split()[-1] == 'mm_swap_readahead'
+
+
 def test_each_commit_needs_a_git_range(overlay_dir: Path, kernel_tree: Path,
 				       tmp_path: Path) -> None:
 	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c'),
