@@ -21,6 +21,7 @@ import difflib
 import enum
 import json
 import math
+import re
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
@@ -125,6 +126,24 @@ def load_equivalent(path: Path) -> Dict[str, Equivalent]:
 	return out
 
 
+# What the kernel's own stall detectors print before they panic it (7.3's
+# kunit-configs/ARCH.config): a mutant that loops or sleeps for ever dies
+# on one of them before the harness's timeout.
+_STALL = re.compile(r'watchdog: BUG: soft lockup|rcu: INFO: \S+ '
+		    r'(?:self-)?detected stall|INFO: task \S+ blocked for more '
+		    r'than \d+ seconds')
+
+
+def stalled(results_dir: Path) -> str:
+	"""The first stall detector's report in the consoles of a run (its
+	boots after a crash included), or ''."""
+	for console in sorted(results_dir.glob('**/console.log')):
+		m = _STALL.search(console.read_text(errors='replace'))
+		if m:
+			return m.group(0)
+	return ''
+
+
 def classify(mutant: mutagen.Mutant, result: RunResult,
 	     timeout: int) -> Scored:
 	"""What a run of the suites with the mutant built in says of it."""
@@ -137,6 +156,10 @@ def classify(mutant: mutagen.Mutant, result: RunResult,
 	if timed_out:
 		return Scored(mutant, Outcome.TIMEOUT, crashed or failed,
 			      f'stopped after {timeout} s', seconds=seconds)
+	stall = stalled(result.results_dir) if crashed else ''
+	if stall:
+		return Scored(mutant, Outcome.TIMEOUT, crashed,
+			      f'the kernel stalled: {stall}', seconds=seconds)
 	if crashed:
 		return Scored(mutant, Outcome.CRASHED, crashed, seconds=seconds)
 	if failed or result.complaints:

@@ -40,6 +40,22 @@ def test_classify(tmp_path: Path) -> None:
 				      out="Command 'x' timed out after 60 seconds"),
 			       60)
 	assert timeout.outcome == gen.Outcome.TIMEOUT
+	boot = tmp_path / 'boot-2'
+	boot.mkdir()
+	(boot / 'console.log').write_text(
+		'[   21.06] rcu: INFO: rcu_sched self-detected stall on CPU\n')
+	stall = gen.classify(m, run(tmp_path, c('s.a', E), code=1), 60)
+	assert stall.outcome == gen.Outcome.TIMEOUT
+	assert stall.tests == ['s.a']
+	assert 'self-detected stall' in stall.detail
+	(boot / 'console.log').write_text(
+		'[   40.80] INFO: task kunit_try_catch:34 blocked for more than '
+		'20 seconds.\n')
+	assert gen.classify(m, run(tmp_path, c('s.a', E), code=1),
+			    60).outcome == gen.Outcome.TIMEOUT
+	(boot / 'console.log').write_text('[    1.00] Oops: 0000\n')
+	assert gen.classify(m, run(tmp_path, c('s.a', E), code=1),
+			    60).outcome == gen.Outcome.CRASHED
 	assert gen.classify(m, run(tmp_path, c('s.a', P)), 60).outcome == \
 		gen.Outcome.SURVIVED
 	assert gen.classify(m, run(tmp_path, code=1), 60).outcome == \
