@@ -1929,10 +1929,6 @@ static const struct vmscan_test_prepare_case vmscan_test_prepare_cases[] = {
 		.desc = "no refaults, priority 0: cache trim",
 		.priority = 0,
 	},
-	{
-		.desc = "no refaults, priority 10",
-		.priority = 10,
-	},
 };
 
 KUNIT_ARRAY_PARAM_DESC(vmscan_test_prepare, vmscan_test_prepare_cases, desc);
