@@ -137,23 +137,6 @@ def _signed_off(message: str, who: Identity) -> str:
 	return '\n'.join(lines) + f'\n\nSigned-off-by: {who}\n'
 
 
-def clean_head(tree: Path) -> Optional[str]:
-	"""The commit a git tree's HEAD is, if its files are that commit's
-	(nothing changed, nothing staged); None otherwise."""
-	def git(*args: str) -> Optional[str]:
-		proc = subprocess.run(['git', '-C', str(tree), *args],
-				      capture_output=True, text=True)
-		return proc.stdout.strip() if proc.returncode == 0 else None
-
-	head = git('rev-parse', '--verify', '-q', 'HEAD^{commit}')
-	if not head or git('rev-parse', '--show-toplevel') != \
-	   str(tree.resolve()):
-		return None
-	if git('status', '--porcelain', '--untracked-files=no') != '':
-		return None
-	return head
-
-
 def export(overlay: ov.Overlay, tree: Path, outdir: Path, who: Identity,
 	   cover_letter: bool = True, local: bool = False,
 	   base: Optional[str] = None) -> List[Path]:

@@ -84,7 +84,7 @@ def export(req: ExportRequest) -> int:
 	who = ex.user_identity(req.author)
 	base = req.base
 	if not base and req.source.kernel:
-		base = ex.clean_head(req.source.kernel)
+		base = trees.clean_head(req.source.kernel)
 	out = ex.export(s.overlay, s.source_tree(), req.output, who,
 			local=req.local, base=base)
 	for p in out:

@@ -348,6 +348,20 @@ def git(repo: Path, *args: str) -> str:
 	return proc.stdout
 
 
+def clean_head(kernel: Path) -> Optional[str]:
+	"""The commit the user's git tree has checked out, if its files are
+	that commit's (nothing changed, nothing staged); None otherwise."""
+	try:
+		top = git(kernel, 'rev-parse', '--show-toplevel').strip()
+		head = git(kernel, 'rev-parse', '--verify', '-q', 'HEAD^{commit}')
+		changed = git(kernel, 'status', '--porcelain',
+			      '--untracked-files=no')
+	except TreeError:
+		return None
+	return head.strip() if top == str(kernel.resolve()) and not changed \
+		else None
+
+
 def commit_range(kernel: Path, spec: str) -> List[Commit]:
 	"""The commits of A..B (oldest first) in the user's git tree."""
 	try:
