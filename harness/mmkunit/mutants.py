@@ -90,8 +90,9 @@ def runs_on(mutant: ov.Patch, arch: str,
 
 def not_here(mutant: ov.Patch, arch: str,
 	     config: Optional[str] = None) -> MutantResult:
-	why = [l for l in _description(mutant)
-	       if l.startswith(('Arch:', 'Config:'))][0]
+	# The line that leaves it out here: its arch's, else its config's.
+	key = 'Arch:' if arch not in (arches(mutant) or [arch]) else 'Config:'
+	why = [l for l in _description(mutant) if l.startswith(key)][0]
 	where = f'{arch}-{config}' if config else arch
 	return MutantResult(mutant, Verdict.NOT_HERE, [], f'{where}: {why}')
 

@@ -158,6 +158,13 @@ def test_mutant_limited_to_a_configuration(tmp_path: Path,
 	r = mu.not_here(m, 'um', 'debug')
 	assert r.verdict == mu.Verdict.NOT_HERE
 	assert 'um-debug: Config: distro (needs MEMCG)' in r.detail
+	# With an Arch: line too, the reason is the line that leaves it out.
+	path.write_text('foo: THP and memcg\nArch: x86_64 (THP)\n'
+			'Config: distro (needs MEMCG)\n\n' +
+			path.read_text().split('\n\n', 1)[1])
+	m = ov.Patch.from_file(path)
+	assert 'x86_64: Config: distro' in mu.not_here(m, 'x86_64').detail
+	assert 'um-distro: Arch: x86_64' in mu.not_here(m, 'um', 'distro').detail
 
 
 def test_before_fix_verdicts(tmp_path: Path) -> None:
