@@ -49,37 +49,19 @@ class MutantResult:
 
 def describe(mutant: ov.Patch) -> str:
 	"""The first line of the mutant's description (before the diff)."""
-	lines = _description(mutant)
+	lines = mutant.description()
 	return lines[0] if lines else mutant.name
-
-
-def _description(mutant: ov.Patch) -> List[str]:
-	lines: List[str] = []
-	for line in mutant.text.decode(errors='replace').splitlines():
-		if line.startswith(('diff --git', '--- ')):
-			break
-		if line.strip():
-			lines.append(line.strip())
-	return lines
-
-
-def _limit(mutant: ov.Patch, key: str) -> List[str]:
-	"""The names a "KEY: a b (why)" line of the description gives."""
-	for line in _description(mutant):
-		if line.startswith(f'{key}:'):
-			return line[len(key) + 1:].split('(')[0].split()
-	return []
 
 
 def arches(mutant: ov.Patch) -> List[str]:
 	"""The arches an "Arch: a b (why)" line limits the mutant to, if any."""
-	return _limit(mutant, 'Arch')
+	return mutant.field('Arch')
 
 
 def configs(mutant: ov.Patch) -> List[str]:
 	"""The configurations (--config NAME) a "Config: a b (why)" line
 	limits the mutant to, if any: what only MEMCG, say, can show."""
-	return _limit(mutant, 'Config')
+	return mutant.field('Config')
 
 
 def runs_on(mutant: ov.Patch, arch: str,
@@ -92,7 +74,7 @@ def not_here(mutant: ov.Patch, arch: str,
 	     config: Optional[str] = None) -> MutantResult:
 	# The line that leaves it out here: its arch's, else its config's.
 	key = 'Arch:' if arch not in (arches(mutant) or [arch]) else 'Config:'
-	why = [l for l in _description(mutant) if l.startswith(key)][0]
+	why = [l for l in mutant.description() if l.startswith(key)][0]
 	where = f'{arch}-{config}' if config else arch
 	return MutantResult(mutant, Verdict.NOT_HERE, [], f'{where}: {why}')
 
@@ -170,9 +152,9 @@ def select(mutants: Sequence[ov.Patch], patterns: Sequence[str]) -> List[ov.Patc
 
 @dataclasses.dataclass
 class BeforeFixResult:
-	"""A tree without some patches must fail exactly the tests that the
+	"""A tree that lacks some fixes must fail exactly the tests that the
 	expected list names for them (expected.py), and pass all others."""
-	patches: Tuple[str, ...]
+	tree: ov.BeforeFix
 	report: ex.Report
 	detail: str = ''
 
@@ -183,23 +165,23 @@ class BeforeFixResult:
 			    for j in self.report.judged))
 
 
-def judge_before_fix(patches: Sequence[str], entries: Sequence[ex.Entry],
+def judge_before_fix(tree: ov.BeforeFix, entries: Sequence[ex.Entry],
 		     result: RunResult) -> BeforeFixResult:
-	r = BeforeFixResult(tuple(patches),
-			    ex.judge(result.cases, entries, lacking=patches))
+	r = BeforeFixResult(tree, ex.judge(result.cases, entries,
+					   lacking=tree.lacking))
 	if result.error or not result.cases:
 		r.detail = result.error or 'no test ran'
 	return r
 
 
 def format_before_fix(results: Sequence[BeforeFixResult]) -> str:
-	lines = ['', 'Before-fix trees (the series without a fix must fail '
+	lines = ['', 'Before-fix trees (a tree without a fix must fail '
 		 'exactly the tests that need it)']
 	failed = (ex.Verdict.LACKS_FIX, ex.Verdict.UNEXPECTED_FAIL,
 		  ex.Verdict.CRASHED)
 	for r in results:
 		verdict = 'ok' if r.ok else 'WRONG'
-		lines.append(f'  without {" ".join(r.patches)}: {verdict}')
+		lines.append(f'  {r.tree.label}: {verdict}')
 		for j in r.report.judged:
 			if j.verdict in failed:
 				mark = {ex.Verdict.UNEXPECTED_FAIL: '  (unexpected)',
@@ -219,13 +201,6 @@ def format_before_fix(results: Sequence[BeforeFixResult]) -> str:
 	return '\n'.join(lines)
 
 
-def before_fix_trees(overlay: ov.Overlay) -> List[List[str]]:
-	"""The patches each before-fix tree leaves out: each fix alone, then
-	(if there are several) all of them at once."""
-	fixes = list(overlay.fixes())
-	return [[name] for name in fixes] + ([fixes] if len(fixes) > 1 else [])
-
-
 def run_matrix(s: Session, req: MutantsRequest) -> int:
 	"""Runs the chosen mutants (all, and then the before-fix trees, if
 	none are named) and prints the matrix."""
@@ -236,9 +211,12 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 	full = not req.mutants
 	arch = s.build.arch
 	tree = s.prepared_tree()
-	# Check that every mutant applies before building anything.
+	# Check that every mutant and revert applies before building anything.
 	for m in chosen:
 		ov.stage(s.overlay, tree.source, [m])
+	before_fix = s.overlay.before_fix_trees() if full else []
+	for bf in before_fix:
+		ov.stage(s.overlay.without(bf.without), tree.source, bf.extra)
 	opts = s.with_accel(s.run_options(), tree)
 	opts.quiet = True
 	started = time.monotonic()
@@ -257,14 +235,13 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 		return lambda t: judge(
 			m, run(t, s.overlay, [m], f'mutant {Path(m.name).stem}'))
 
-	def before_fix_job(names: List[str]) -> jobs.Job:
-		label = 'before-fix without ' + ' '.join(n.split('-')[0] for n in names)
-		return lambda t: judge_before_fix(names, s.overlay.expected(), run(
-			t, s.overlay.without(names), [], label))
+	def before_fix_job(bf: ov.BeforeFix) -> jobs.Job:
+		return lambda t: judge_before_fix(bf, s.overlay.expected(), run(
+			t, s.overlay.without(bf.without), bf.extra,
+			f'before-fix: {bf.label}'))
 
 	todo = [mutant_job(m) for m in chosen]
-	todo += [before_fix_job(names) for names in
-		 (before_fix_trees(s.overlay) if full else [])]
+	todo += [before_fix_job(bf) for bf in before_fix]
 	with tree.locked():
 		# A mutant is killed if a test fails: only if every test passes
 		# without one (jobs.baseline(), which stops the run if not).
@@ -272,14 +249,14 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 		done = jobs.run_jobs(s, tree, req.workers, todo, opts,
 				     configured=True)
 	results = [r for r in done if isinstance(r, MutantResult)]
-	before_fix = [r for r in done if isinstance(r, BeforeFixResult)]
+	judged = [r for r in done if isinstance(r, BeforeFixResult)]
 
 	print(format_matrix(results))
 	ok = all(r.verdict in (Verdict.KILLED, Verdict.NOT_HERE)
 		 for r in results)
 	if full:
-		print(format_before_fix(before_fix))
-		ok = ok and all(r.ok for r in before_fix)
+		print(format_before_fix(judged))
+		ok = ok and all(r.ok for r in judged)
 		# With every mutant run, each test must have failed at least once.
 		never = unguarded(results)
 		for name in never:

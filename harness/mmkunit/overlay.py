@@ -9,6 +9,8 @@ The overlay lives in the repository's kernel/ directory:
   kernel/patches/*.patch  edits to existing kernel files, as git
                           format-patch mails
   kernel/mutants/*.patch  deliberate bugs, applied on top for mutant runs
+  kernel/reverts/*.patch  reverts of upstream fixes the suites stand for,
+                          applied on top for before-fix trees
   kernel/<path>           every other file: a new file at that path in the
                           kernel tree (for example mm/tests/...)
 
@@ -33,7 +35,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from mmkunit import expected as ex
 
 # Directories of kernel/ that are not copied into the tree as files.
-_NON_FILE_DIRS = ('patches', 'mutants', 'compat', 'kunit-configs')
+_NON_FILE_DIRS = ('patches', 'mutants', 'reverts', 'compat', 'kunit-configs')
 # Files at the top of an overlay that are about it, not for the tree: a
 # list of the tests each fix stands for (expected.py), the functions the
 # suites pin and the survivors argued equivalent (generated.py), and the
@@ -80,6 +82,39 @@ class Patch:
 			raise OverlayError(f'{path}: not a patch (no "diff --git" or "+++" header)')
 		return cls(path.name, path, text, touched, tuple(new_files),
 			   carried)
+
+	def description(self) -> List[str]:
+		"""The non-blank lines before the diff."""
+		lines: List[str] = []
+		for line in self.text.decode(errors='replace').splitlines():
+			if line.startswith(('diff --git', '--- ')):
+				break
+			if line.strip():
+				lines.append(line.strip())
+		return lines
+
+	def field(self, key: str) -> List[str]:
+		"""The names a "KEY: a b (why)" line of the description gives."""
+		for line in self.description():
+			if line.startswith(f'{key}:'):
+				return line[len(key) + 1:].split('(')[0].split()
+		return []
+
+
+@dataclasses.dataclass(frozen=True)
+class BeforeFix:
+	"""A tree that lacks some of the fixes the expected list names: the
+	series without the patches that carry them (a port that carries a fix
+	as its own patch), or with a revert of them on top (a kernel that has
+	them upstream)."""
+	label: str
+	lacking: Tuple[str, ...]
+	without: Tuple[str, ...] = ()
+	revert: Optional[Patch] = None
+
+	@property
+	def extra(self) -> Tuple[Patch, ...]:
+		return (self.revert,) if self.revert else ()
 
 
 _NEW_FILE_DIFF = re.compile(
@@ -217,6 +252,41 @@ class Overlay:
 							   'in the series')
 				fixes[e.why] = fixes.get(e.why, ()) + (e.pattern,)
 		return fixes
+
+	def reverts(self) -> List[Patch]:
+		"""reverts/*.patch, each with a "Reverts: FIX ..." line naming
+		the fixes of the expected list it takes out."""
+		named = {e.why for e in self.expected() if e.kind == ex.Kind.FAILS}
+		out = [Patch.from_file(p)
+		       for p in sorted((self.root / 'reverts').glob('*.patch'))]
+		for p in out:
+			if not p.field('Reverts'):
+				raise OverlayError(f'{p.path}: no "Reverts: FIX ..." line')
+			unknown = [f for f in p.field('Reverts') if f not in named]
+			if unknown:
+				raise OverlayError(
+					f'{p.path}: {", ".join(unknown)}: no test of '
+					f'{self.root / "expected"} stands for it')
+		return out
+
+	def before_fix_trees(self) -> List[BeforeFix]:
+		"""The trees that lack fixes, the one that lacks them all last:
+		each revert, or else each fix patch left out alone and then all
+		of them."""
+		reverts = self.reverts()
+		if reverts:
+			trees = [BeforeFix(f'revert {Path(p.name).stem}',
+					   tuple(p.field('Reverts')), revert=p)
+				 for p in reverts]
+			return sorted(trees, key=lambda t: len(t.lacking))
+		fixes = tuple(self.fixes())
+		trees = [BeforeFix(f'without {n.split("-")[0]}', (n,), (n,))
+			 for n in fixes]
+		if len(fixes) > 1:
+			trees.append(BeforeFix(
+				'without ' + ' '.join(n.split('-')[0] for n in fixes),
+				fixes, fixes))
+		return trees
 
 	def mutants(self) -> List[Patch]:
 		return [Patch.from_file(p)

@@ -205,26 +205,26 @@ class Verdict:
 			f'{self.verdict}')
 
 
-def verdicts(rows: Sequence[Row], table_rows: Sequence[Scenario]
-	     ) -> List[Verdict]:
-	"""Every build's pages read against stock's, by the bound of each
-	scenario that has one."""
+def verdicts(rows: Sequence[Row], table_rows: Sequence[Scenario],
+	     baseline: str = STOCK) -> List[Verdict]:
+	"""Every build's pages read against the baseline's (the build
+	without any fix), by the bound of each scenario that has one."""
 	pages = {(r.build, r.scenario): r.get('pages_read') for r in rows}
 	out = []
 	for sc in table_rows:
-		stock = pages.get((STOCK, sc.name))
+		stock = pages.get((baseline, sc.name))
 		if sc.expect is Expect.ANY or stock is None:
 			continue
 		out += [Verdict(r.build, sc.name, sc.expect, sc.bound, int(stock),
 				int(r.get('pages_read')))
-			for r in rows if r.scenario == sc.name and r.build != STOCK]
+			for r in rows if r.scenario == sc.name and r.build != baseline]
 	return out
 
 
-def summary(vs: Sequence[Verdict], full: str) -> str:
+def summary(vs: Sequence[Verdict], full: str, baseline: str = STOCK) -> str:
 	"""The full build's verdicts, one a line, and how many bounds each
 	partial build fails."""
-	out = [f'bounds, {full} against {STOCK}:']
+	out = [f'bounds, {full} against {baseline}:']
 	out += [f'  {v.scenario}: {v.ratio} ({v.want}): {v.verdict}'
 		for v in vs if v.build == full]
 	for build in dict.fromkeys(v.build for v in vs if v.build != full):
@@ -303,20 +303,34 @@ def plot(rows: Sequence[Row], png: Path,
 		raise ReplayError(f'gnuplot failed: {proc.stderr.strip()}')
 
 
-def builds(overlay: ov.Overlay) -> List[Tuple[str, List[str]]]:
-	"""(label, patches left out): stock, each fix alone, all fixes.
+def builds(overlay: ov.Overlay) -> List[ov.BeforeFix]:
+	"""The builds to compare: the tree that lacks every fix (the one
+	the bounds are against, first), each tree that lacks some, and the
+	series with every fix (last).
 
-	The fixes are P1, P2, ... in the order kernel/expected names them."""
-	fixes = list(overlay.fixes())
-	if not fixes:
-		return [('series', [])]
-	labels = {name: f'P{i}' for i, name in enumerate(fixes, 1)}
-	out = [('stock', list(fixes))]
-	if len(fixes) > 1:
-		out += [(f'{labels[f]} only', [g for g in fixes if g != f])
-			for f in fixes]
-	out.append(('+'.join(labels[f] for f in fixes), []))
-	return out
+	A port's fixes are its own patches, P1, P2, ... in the order the
+	expected list names them: stock, "P2 only", ..., "P1+P2". A kernel
+	that has them upstream is built with each revert: "reverted" (all),
+	"retry reverted", ..., and "as merged"."""
+	trees = overlay.before_fix_trees()
+	if not trees:
+		return [ov.BeforeFix('series', ())]
+	every = trees[-1].lacking
+	if trees[-1].revert:
+		def label(lacking: Sequence[str]) -> str:
+			return ('reverted' if lacking == every
+				else ' '.join(lacking) + ' reverted')
+		full = 'as merged'
+	else:
+		p = {name: f'P{i}' for i, name in enumerate(every, 1)}
+
+		def label(lacking: Sequence[str]) -> str:
+			return (STOCK if lacking == every else '+'.join(
+				p[f] for f in every if f not in lacking) + ' only')
+		full = '+'.join(p.values())
+	ordered = [trees[-1]] + trees[:-1]
+	return ([dataclasses.replace(t, label=label(t.lacking)) for t in ordered]
+		+ [ov.BeforeFix(full, ())])
 
 
 # The longest a seed-scale build may run before it counts as hung.
@@ -350,9 +364,11 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 			f'scenario outlasts KUnit\'s {KUNIT_CASE_TIMEOUT} s limit '
 			'per test case (UML runs it in minutes)')
 
-	def job(label: str, without: Sequence[str]) -> jobs.Job:
+	def job(b: ov.BeforeFix) -> jobs.Job:
+		label = b.label
+
 		def run(t: trees.PreparedTree) -> runner.RunResult:
-			t.prepare(s.overlay.without(without),
+			t.prepare(s.overlay.without(b.without), b.extra,
 				  refresh_source=s.refresh_source)
 			progress.progress(f'replay ({req.scale.value}) on {label}'
 					  + (f', mem={opts.memory}'
@@ -367,12 +383,11 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	# The last build (all fixes) is the quickest: it goes first, alone,
 	# while the other trees are made from its tree.
 	order = list(reversed(labels))
-	results = dict(zip((label for label, _ in order), jobs.run_jobs(
-		s, tree, req.workers,
-		[job(label, without) for label, without in order], opts)))
+	results = dict(zip((b.label for b in order), jobs.run_jobs(
+		s, tree, req.workers, [job(b) for b in order], opts)))
 	rows: List[Row] = []
 	failed: List[str] = []
-	for label, _ in labels:
+	for label in (b.label for b in labels):
 		result = results[label]
 		assert isinstance(result, runner.RunResult)
 		ktap = result.results_dir / 'ktap.log'
@@ -395,9 +410,9 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	      + (f' and {base / "replay.png"}' if rows else ''))
 	wrong: List[str] = []
 	if len(labels) > 1 and not failed:
-		vs = verdicts(rows, table_rows)
-		print(summary(vs, labels[-1][0]))
-		wrong = judge(vs, labels[-1][0])
+		vs = verdicts(rows, table_rows, labels[0].label)
+		print(summary(vs, labels[-1].label, labels[0].label))
+		wrong = judge(vs, labels[-1].label)
 		for w in wrong:
 			print(f'mm-kunit: replay: {w}')
 	print(f'mm-kunit: replay took {time.monotonic() - started:.0f} s')

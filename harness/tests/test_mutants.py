@@ -174,23 +174,24 @@ def test_before_fix_verdicts(tmp_path: Path) -> None:
 		'fails | s.p1_* | 0002.patch\nfails | s.p2 | 0003.patch\n')
 	cases = [runner.CaseResult('s.p1_a', F), runner.CaseResult('s.p1_b.row', F),
 		 runner.CaseResult('s.p2', P), runner.CaseResult('s.other', P)]
-	good = mu.judge_before_fix(['0002.patch'], entries,
+	bf = ov.BeforeFix('without 0002', ('0002.patch',), ('0002.patch',))
+	good = mu.judge_before_fix(bf, entries,
 				   runner.RunResult(1, cases, tmp_path))
 	assert good.ok
 	# A needed test this arch skips (needs THP, say) cannot show the fix.
 	skipped = mu.judge_before_fix(
-		['0002.patch'], entries, runner.RunResult(
+		bf, entries, runner.RunResult(
 			1, cases + [runner.CaseResult('s.p1_thp', runner.Status.SKIP)],
 			tmp_path))
 	assert skipped.ok
 	cases[3] = runner.CaseResult('s.other', F)
 	cases[1] = runner.CaseResult('s.p1_b.row', P)
-	bad = mu.judge_before_fix(['0002.patch'], entries + expected.parse_expected(
+	bad = mu.judge_before_fix(bf, entries + expected.parse_expected(
 		'fails | s.gone | 0002.patch\n', 'exp'),
 				  runner.RunResult(1, cases, tmp_path))
 	assert not bad.ok
 	# A tree that fails nothing has not shown that it lacks the fix.
-	none = mu.judge_before_fix(['0002.patch'], entries, runner.RunResult(
+	none = mu.judge_before_fix(bf, entries, runner.RunResult(
 		0, [runner.CaseResult('s.other', P)], tmp_path))
 	assert not none.ok
 	text = mu.format_before_fix([good, bad])

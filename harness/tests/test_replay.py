@@ -17,6 +17,7 @@ import pytest
 
 from conftest import FIXTURES, run_cli
 from mmkunit import ktap, replay
+from mmkunit import overlay as ov
 from mmkunit.request import Scale
 
 # The small scale's runs: stock, and P1+P2.
@@ -160,21 +161,61 @@ def test_csv_and_table() -> None:
 		'random        0.01   3.00'
 
 
-class FakeOverlay:
-	def __init__(self, fixes: Dict[str, tuple]) -> None:
-		self._fixes = fixes
-
-	def fixes(self) -> Dict[str, tuple]:
-		return self._fixes
+def _fixes_overlay(overlay_dir: Path, expected: str) -> ov.Overlay:
+	(overlay_dir / 'expected').write_text(expected)
+	return ov.Overlay.load(overlay_dir)
 
 
-def test_replay_builds_stock_each_fix_alone_and_all() -> None:
-	builds = replay.builds(FakeOverlay({'0002-a.patch': (), '0003-b.patch': ()}))
-	assert builds == [('stock', ['0002-a.patch', '0003-b.patch']),
-			  ('P1 only', ['0003-b.patch']),
-			  ('P2 only', ['0002-a.patch']),
-			  ('P1+P2', [])]
-	assert replay.builds(FakeOverlay({})) == [('series', [])]
+def test_replay_builds_stock_each_fix_alone_and_all(overlay_dir: Path) -> None:
+	"""A port that carries the fixes as patches: left out in turn."""
+	o = _fixes_overlay(overlay_dir, 'fails | a | 0002-a.patch\n'
+			   'fails | b | 0003-b.patch\n')
+	o = dataclasses.replace(o, patches=o.patches + (
+		dataclasses.replace(o.patches[0], name='0002-a.patch'),
+		dataclasses.replace(o.patches[0], name='0003-b.patch')))
+	builds = replay.builds(o)
+	assert [(b.label, b.without) for b in builds] == [
+		('stock', ('0002-a.patch', '0003-b.patch')),
+		('P2 only', ('0002-a.patch',)),
+		('P1 only', ('0003-b.patch',)),
+		('P1+P2', ())]
+	assert replay.builds(_fixes_overlay(overlay_dir, '')) == [
+		ov.BeforeFix('series', ())]
+
+
+def test_replay_builds_each_revert(overlay_dir: Path) -> None:
+	"""A kernel that has the fixes upstream: each revert, the one of all
+	of them first, then the series as it is."""
+	diff = (overlay_dir / 'mutants/foo-off-by-one.patch').read_text()
+	diff = diff[diff.index('---'):]
+	(overlay_dir / 'reverts').mkdir()
+	(overlay_dir / 'reverts/all.patch').write_text(
+		'Revert both\nReverts: a b\n\n' + diff)
+	(overlay_dir / 'reverts/a.patch').write_text(
+		'Revert a\nReverts: a (the first half)\n\n' + diff)
+	o = _fixes_overlay(overlay_dir, 'fails | foo.x | a\nfails | foo.y | b\n')
+	builds = replay.builds(o)
+	assert [(b.label, b.lacking, b.revert.name if b.revert else None)
+		for b in builds] == [
+		('reverted', ('a', 'b'), 'all.patch'),
+		('a reverted', ('a',), 'a.patch'),
+		('as merged', (), None)]
+	assert [b.label for b in o.before_fix_trees()] == [
+		'revert a', 'revert all']
+
+
+def test_a_revert_names_fixes_of_the_expected_list(overlay_dir: Path) -> None:
+	diff = (overlay_dir / 'mutants/foo-off-by-one.patch').read_text()
+	diff = diff[diff.index('---'):]
+	(overlay_dir / 'reverts').mkdir()
+	(overlay_dir / 'reverts/c.patch').write_text('Revert c\n\n' + diff)
+	o = _fixes_overlay(overlay_dir, 'fails | foo.x | a\n')
+	with pytest.raises(ov.OverlayError, match='no "Reverts: FIX'):
+		o.reverts()
+	(overlay_dir / 'reverts/c.patch').write_text(
+		'Revert c\nReverts: c\n\n' + diff)
+	with pytest.raises(ov.OverlayError, match='c: no test of'):
+		o.reverts()
 
 
 needs_gnuplot = pytest.mark.skipif(
