@@ -328,8 +328,9 @@ def builds(overlay: ov.Overlay) -> List[ov.BeforeFix]:
 			return (STOCK if lacking == every else '+'.join(
 				p[f] for f in every if f not in lacking) + ' only')
 		full = '+'.join(p.values())
-	ordered = [trees[-1]] + trees[:-1]
-	return ([dataclasses.replace(t, label=label(t.lacking)) for t in ordered]
+	partial = sorted((dataclasses.replace(t, label=label(t.lacking))
+			  for t in trees[:-1]), key=lambda t: t.label)
+	return ([dataclasses.replace(trees[-1], label=label(every))] + partial
 		+ [ov.BeforeFix(full, ())])
 
 

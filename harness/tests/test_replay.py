@@ -176,8 +176,8 @@ def test_replay_builds_stock_each_fix_alone_and_all(overlay_dir: Path) -> None:
 	builds = replay.builds(o)
 	assert [(b.label, b.without) for b in builds] == [
 		('stock', ('0002-a.patch', '0003-b.patch')),
-		('P2 only', ('0002-a.patch',)),
 		('P1 only', ('0003-b.patch',)),
+		('P2 only', ('0002-a.patch',)),
 		('P1+P2', ())]
 	assert replay.builds(_fixes_overlay(overlay_dir, '')) == [
 		ov.BeforeFix('series', ())]
