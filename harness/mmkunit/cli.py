@@ -178,10 +178,12 @@ def build_parser() -> argparse.ArgumentParser:
 		       '(function:line:column:operator, or the start of one)')
 
 	p = sub.add_parser('replay', help='mmap access patterns on four builds',
-			   description='Replay the scenarios of one scale on stock '
-			   '6.12, each fix alone and all fixes; write what each '
-			   'read as tables, a CSV and a PNG, and check the bounds '
-			   'of the scenario table (docs/replay.md).')
+			   description='Replay the scenarios of one scale on the '
+			   'kernel without the mmap_miss change, without each '
+			   'half of it, and with it (7.3: its reverts; --tree '
+			   '6.12: its own patches); write what each read as '
+			   'tables, a CSV and a PNG, and check the bounds of the '
+			   'scenario table (docs/replay.md).')
 	_common(p)
 	_run_opts(p)
 	p.add_argument('--scale', choices=[s.value for s in Scale],

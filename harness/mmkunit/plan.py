@@ -37,9 +37,8 @@ from mmkunit.session import KERNEL_DIR, REPO, HarnessError, Session
 # Who signs the series `lint` checks: the same on every machine.
 LINT_IDENTITY = ex.Identity('mm-kunit lint', 'lint@mm-kunit.example.org')
 
-# The port `check` runs beside the default kernel; the replay's kernel
-# unless told otherwise (it builds the 6.12 series without and with its
-# mmap_miss patches: on 7.3 it needs reverts of the merged change).
+# The port `check` runs beside the default kernel, and replays at a
+# benchmark's scale (its own mmap_miss patches left out in turn).
 PORT_TREE = '6.12'
 # The older kernels `fixes` runs unless told otherwise.
 FIXES_TREES = ('6.12', '6.1')
@@ -206,10 +205,12 @@ def selftest(req: SelftestRequest) -> int:
 def check_steps(req: CheckRequest) -> Dict[str, Request]:
 	"""What `check` runs, in order: check's options, each step's arch.
 
-	The default kernel (or the one given) gets every step; the 6.12 port
-	is run, and replays the mmap_miss change, and the older kernels are
-	held to their lists (fixes). The generated mutants, coverage and the
-	6.12 port's own matrix are commands of their own (docs/costs.md)."""
+	The default kernel (or the one given) gets every step, the replay of
+	the mmap_miss change among them; the 6.12 port is run, and replays
+	its own version of the change at a benchmark's scale; the older
+	kernels are held to their lists (fixes). The generated mutants,
+	coverage, the replay of 7.3 at that scale and the 6.12 port's own
+	matrix are commands of their own (docs/costs.md)."""
 	src = req.source
 
 	def on(arch: str, config: Optional[str] = None) -> Build:
@@ -227,6 +228,8 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 	}
 	if overlay.mutants():
 		steps['mutants um'] = MutantsRequest(src, on('um'))
+	if overlay.before_fix_trees():
+		steps['replay um'] = ReplayRequest(src, on('um'))
 	steps.update({
 		'run x86_64': RunRequest(src, on('x86_64')),
 		'run x86_64 debug': RunRequest(src, on('x86_64', 'debug')),
@@ -237,8 +240,7 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 	port = dataclasses.replace(src, tree=PORT_TREE)
 	steps.update({
 		f'run {PORT_TREE} um': RunRequest(port, on('um')),
-		f'replay {PORT_TREE} um': ReplayRequest(port, on('um')),
-		# The proposal's setup: a 20 GiB file in an 8 GiB guest.
+		# A 20 GiB file in an 8 GiB guest, as the change was measured.
 		f'replay {PORT_TREE} um seed': ReplayRequest(port, on('um'),
 							     scale=Scale.SEED),
 	})
@@ -288,8 +290,7 @@ def execute(req: Request) -> int:
 				Session(req.source, req.build), req)
 		return mu.run_matrix(Session(req.source, req.build), req)
 	if isinstance(req, ReplayRequest):
-		return replay.run_replay(Session(req.source, req.build,
-						 tree=PORT_TREE), req)
+		return replay.run_replay(Session(req.source, req.build), req)
 	if isinstance(req, FixesRequest):
 		return fixes(req)
 	if isinstance(req, SelftestRequest):

@@ -39,6 +39,11 @@ from mmkunit.session import Session
 SUITES = {Scale.SMALL: 'mm_filemap_replay',
 	  Scale.SEED: 'mm_filemap_replay_seed'}
 KCONFIG = 'CONFIG_MM_FILEMAP_REPLAY_KUNIT_TEST=y'
+# A scenario keeps KUnit's runner waiting for minutes, which a hung-task
+# detector in the configuration (20 s, then a panic) would take for a
+# stall: the replay's builds turn it off, and have SEED_TIMEOUT for a bound.
+HUNG_TASK = 'CONFIG_DETECT_HUNG_TASK=y'
+NO_HUNG_TASK = 'CONFIG_DEFAULT_HUNG_TASK_TIMEOUT=0'
 SCENARIOS = 'mm/tests/filemap_replay_scenarios.h'
 METRICS = ('touches', 'pages_read', 'page_size', 'major_faults',
 	   'readaround_faults', 'refaults', 'refault_activations', 'mmap_miss')
@@ -177,6 +182,8 @@ class Verdict:
 	bound: int
 	stock: int
 	pages: int
+	# The label of the build stock is, the one without the change.
+	baseline: str = STOCK
 
 	@property
 	def holds(self) -> bool:
@@ -193,7 +200,7 @@ class Verdict:
 	def want(self) -> str:
 		return (f'at least {self.bound}x fewer'
 			if self.expect is Expect.SAVES
-			else f'within {self.bound}% of stock')
+			else f'within {self.bound}% of {self.baseline}')
 
 	@property
 	def verdict(self) -> str:
@@ -201,7 +208,8 @@ class Verdict:
 
 	def __str__(self) -> str:
 		return (f'{self.build}: {self.scenario}: {self.pages} pages read, '
-			f'stock {self.stock} ({self.ratio}); must be {self.want}: '
+			f'{self.baseline} {self.stock} ({self.ratio}); must be '
+			f'{self.want}: '
 			f'{self.verdict}')
 
 
@@ -216,7 +224,7 @@ def verdicts(rows: Sequence[Row], table_rows: Sequence[Scenario],
 		if sc.expect is Expect.ANY or stock is None:
 			continue
 		out += [Verdict(r.build, sc.name, sc.expect, sc.bound, int(stock),
-				int(r.get('pages_read')))
+				int(r.get('pages_read')), baseline)
 			for r in rows if r.scenario == sc.name and r.build != baseline]
 	return out
 
@@ -235,17 +243,16 @@ def summary(vs: Sequence[Verdict], full: str, baseline: str = STOCK) -> str:
 
 
 def judge(vs: Sequence[Verdict], full: str) -> List[str]:
-	"""What is wrong with the verdicts: the build with every fix (full)
-	must hold every bound; a build with only some of them must fail a
-	RP_SAVES bound (SPEC: either part alone helps little)."""
+	"""What is wrong with the verdicts: the build with the whole change
+	(full) must hold every bound; a build with only part of it must fail
+	every RP_SAVES bound (either half alone leaves the misses cancelled
+	by the other: scenarios.h)."""
 	wrong = [f'{v}' for v in vs if v.build == full and not v.holds]
-	for build in dict.fromkeys(v.build for v in vs if v.build != full):
-		saves = [v for v in vs if v.build == build
-			 and v.expect is Expect.SAVES]
-		if saves and all(v.holds for v in saves):
-			wrong.append(f'{build}: holds every bound of the full '
-				     'proposal, which one part alone must not')
+	wrong += [f'{v}, but part of the change must not hold it'
+		  for v in vs if v.build != full and v.expect is Expect.SAVES
+		  and v.holds]
 	return wrong
+
 
 _GNUPLOT = '''\
 set terminal pngcairo noenhanced size 1400,{height} font "sans,10"
@@ -352,6 +359,8 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 		raise ReplayError(f'{SCENARIOS}: no {req.scale.value} scenario')
 	opts = s.run_options(filter_glob=SUITES[req.scale])
 	opts.kconfig_add = [KCONFIG]
+	if any(HUNG_TASK in c.read_text().splitlines() for c in opts.kunitconfigs):
+		opts.kconfig_add.append(NO_HUNG_TASK)
 	if req.scale is Scale.SEED:
 		opts.memory = memory(table_rows)
 		opts.timeout = SEED_TIMEOUT

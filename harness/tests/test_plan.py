@@ -76,10 +76,20 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	port = [r for name, r in steps.items() if plan.PORT_TREE in name
 		and not name.startswith('fixes')]
 	assert [type(r).__name__ for r in port] == [
-		'RunRequest', 'ReplayRequest', 'ReplayRequest']
+		'RunRequest', 'ReplayRequest']
 	for r in port:
 		assert session.Session(r.source).kernel == \
 			kernels.KERNELS[plan.PORT_TREE]
+	# The port replays at the benchmark's scale, the default kernel (with
+	# the reverts of kernel/reverts/) at the small one.
+	seed = steps[f'replay {plan.PORT_TREE} um seed']
+	small = steps['replay um']
+	assert isinstance(seed, request.ReplayRequest)
+	assert isinstance(small, request.ReplayRequest)
+	assert (seed.scale, small.scale) == (request.Scale.SEED,
+					     request.Scale.SMALL)
+	assert session.Session(small.source).kernel == \
+		kernels.KERNELS[kernels.DEFAULT]
 	req = cli.parse_args(['check', '--tarball', '/t/linux-source-6.1.tar.xz'])
 	assert isinstance(req, request.CheckRequest)
 	run = plan.check_steps(req)['run um']

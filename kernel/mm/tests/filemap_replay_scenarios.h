@@ -1,0 +1,1 @@
+../../../fixtures/replay/scenarios.h
