@@ -157,16 +157,23 @@ static void workingset_test_folio_free(void *data)
 	folio_put(tf->folio);
 }
 
-/* A new folio of the case's order and type, charged as page cache is. */
+/*
+ * A new folio of the case's order and type on node @nid (NUMA_NO_NODE:
+ * where the task's policy puts it), charged as page cache is.
+ */
 static struct folio *
 workingset_test_folio_create(struct kunit *test,
-			     const struct workingset_test_case *c)
+			     const struct workingset_test_case *c, int nid)
 {
 	struct workingset_test_folio *tf;
 
 	tf = kunit_kzalloc(test, sizeof(*tf), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, tf);
-	tf->folio = folio_alloc(GFP_KERNEL, c->order);
+	if (nid == NUMA_NO_NODE)
+		tf->folio = folio_alloc(GFP_KERNEL, c->order);
+	else
+		tf->folio = __folio_alloc_node(GFP_KERNEL | __GFP_THISNODE,
+					       c->order, nid);
 	KUNIT_ASSERT_NOT_NULL(test, tf->folio);
 	tf->flags = READ_ONCE(tf->folio->flags.f);
 	KUNIT_ASSERT_EQ(test, 0,
@@ -220,6 +227,27 @@ static void workingset_test_uncount(void *data)
 }
 
 /*
+ * Counts of @type on @lruvec, from its current history generation on,
+ * taken off the lruvec again when the test ends. The lruvec is one of the
+ * memcg of a charged folio of the test's, which keeps that memcg.
+ */
+static struct workingset_test_counts *
+workingset_test_counts(struct kunit *test, struct lruvec *lruvec, int type)
+{
+	struct workingset_test_counts *n;
+
+	n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	n->lruvec = lruvec;
+	n->type = type;
+	n->hist = lru_hist_from_seq(READ_ONCE(lruvec->lrugen.min_seq[type]));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, workingset_test_uncount,
+						  n));
+	return n;
+}
+
+/*
  * The node's count of @item: its total and this CPU's part not yet
  * folded into it. The caller keeps preemption off, so that the part stays
  * this CPU's; no other code moves these counts while a test runs.
@@ -255,15 +283,15 @@ static void workingset_test_count_events(struct workingset_test_events *e,
 }
 
 /*
- * Evict a folio with the case's history and return the shadow entry,
- * counting the eviction in @n. The folio is locked, as
+ * Evict a folio on node @nid with the case's history and return the
+ * shadow entry, counting the eviction in @n. The folio is locked, as
  * workingset_eviction()'s callers have it.
  */
 static void *workingset_test_evict(struct kunit *test,
 				   const struct workingset_test_case *c,
-				   struct workingset_test_counts *n)
+				   int nid, struct workingset_test_counts *n)
 {
-	struct folio *folio = workingset_test_folio_create(test, c);
+	struct folio *folio = workingset_test_folio_create(test, c, nid);
 	unsigned long flags = READ_ONCE(folio->flags.f) & ~LRU_REFS_FLAGS;
 	void *shadow;
 
@@ -294,22 +322,18 @@ workingset_test_refault(struct kunit *test,
 			const struct workingset_test_case *c,
 			struct folio **foliop, struct workingset_test_events *e)
 {
-	struct folio *folio = workingset_test_folio_create(test, c);
+	struct folio *folio = workingset_test_folio_create(test, c,
+							   NUMA_NO_NODE);
 	struct workingset_test_counts *n;
 	struct pglist_data *pgdat = folio_pgdat(folio);
+	struct lruvec *lruvec;
 	void *shadow;
 
-	n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, n);
 	rcu_read_lock();
-	n->lruvec = folio_lruvec(folio);
+	lruvec = folio_lruvec(folio);
 	rcu_read_unlock();
-	n->type = folio_is_file_lru(folio);
-	n->hist = lru_hist_from_seq(READ_ONCE(n->lruvec->lrugen.min_seq[n->type]));
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, workingset_test_uncount,
-						  n));
-	shadow = workingset_test_evict(test, c, n);
+	n = workingset_test_counts(test, lruvec, folio_is_file_lru(folio));
+	shadow = workingset_test_evict(test, c, folio_nid(folio), n);
 
 	/* As workingset_refault(): the new folio is locked. */
 	folio_lock(folio);
@@ -359,9 +383,71 @@ static void workingset_test_lru_gen_refault(struct kunit *test)
 			    e.activate, "WORKINGSET_ACTIVATE");
 }
 
+/*
+ * A shadow names the lruvec that evicted the folio, by memcg and node. A
+ * folio that refaults into another lruvec, here another node's, is no
+ * refault of that lruvec: lru_gen_refault() counts nothing on either
+ * node and leaves the folio's history as it was, though the shadow is of
+ * a workingset folio with refs.
+ */
+static void workingset_test_lru_gen_refault_other_node(struct kunit *test)
+{
+	static const struct workingset_test_case c = {
+		.refs = 2,
+		.workingset = true,
+	};
+	struct workingset_test_events home = {}, away = {};
+	struct workingset_test_counts *n, *m;
+	struct lruvec *lruvec, *home_lruvec;
+	int nid = first_online_node;
+	int other = next_online_node(nid);
+	struct folio *folio;
+	unsigned long flags;
+	void *shadow;
+	int tier;
+
+	if (other == MAX_NUMNODES)
+		kunit_skip(test, "needs a second node: --arch x86_64 --config distro");
+	folio = workingset_test_folio_create(test, &c, other);
+	KUNIT_ASSERT_EQ(test, other, folio_nid(folio));
+	rcu_read_lock();
+	lruvec = folio_lruvec(folio);
+	home_lruvec = mem_cgroup_lruvec(folio_memcg(folio), NODE_DATA(nid));
+	rcu_read_unlock();
+	m = workingset_test_counts(test, lruvec, LRU_GEN_FILE);
+	n = workingset_test_counts(test, home_lruvec, LRU_GEN_FILE);
+	shadow = workingset_test_evict(test, &c, nid, n);
+	flags = READ_ONCE(folio->flags.f);
+
+	folio_lock(folio);
+	preempt_disable();
+	workingset_test_count_events(&home, NODE_DATA(nid), LRU_GEN_FILE, -1);
+	workingset_test_count_events(&away, NODE_DATA(other), LRU_GEN_FILE, -1);
+	workingset_test_count(n, -1);
+	workingset_test_count(m, -1);
+	lru_gen_refault(folio, shadow);
+	workingset_test_count(m, 1);
+	workingset_test_count(n, 1);
+	workingset_test_count_events(&away, NODE_DATA(other), LRU_GEN_FILE, 1);
+	workingset_test_count_events(&home, NODE_DATA(nid), LRU_GEN_FILE, 1);
+	preempt_enable();
+	folio_unlock(folio);
+
+	for (tier = 0; tier < MAX_NR_TIERS; tier++) {
+		KUNIT_EXPECT_EQ_MSG(test, tier == MAX_NR_TIERS - 1 ? 1L : 0L,
+				    n->evicted[tier], "evicted, tier %d", tier);
+		KUNIT_EXPECT_EQ_MSG(test, 0L, n->refaulted[tier] + m->refaulted[tier],
+				    "refaulted, tier %d", tier);
+	}
+	KUNIT_EXPECT_EQ(test, flags, READ_ONCE(folio->flags.f));
+	KUNIT_EXPECT_EQ(test, 0L, home.refault + away.refault);
+	KUNIT_EXPECT_EQ(test, 0L, home.restore + away.restore);
+}
+
 static struct kunit_case workingset_test_cases_list[] = {
 	KUNIT_CASE_PARAM(workingset_test_lru_gen_refault,
 			 workingset_test_gen_params),
+	KUNIT_CASE(workingset_test_lru_gen_refault_other_node),
 	{}
 };
 
