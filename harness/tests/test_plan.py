@@ -88,6 +88,7 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	assert isinstance(small, request.ReplayRequest)
 	assert (seed.scale, small.scale) == (request.Scale.SEED,
 					     request.Scale.SMALL)
+	assert seed.workers == 1
 	assert session.Session(small.source).kernel == \
 		kernels.KERNELS[kernels.DEFAULT]
 	req = cli.parse_args(['check', '--tarball', '/t/linux-source-6.1.tar.xz'])
