@@ -8,9 +8,10 @@ The suites print one KTAP diagnostic per scenario,
     page_size=N major_faults=N readaround_faults=N refaults=N
     refault_activations=N mmap_miss=N
 
-and ./run_kunit.sh replay runs one scale of them on several builds (stock
-6.12, each fix alone, all fixes), collecting the lines into a CSV and a
-PNG plot, and checks the all-fixes build against stock.
+and ./run_kunit.sh replay runs one scale of them on several builds (the
+before-fix trees of the overlay, builds(), and the series itself),
+collecting the lines into a CSV and a PNG plot, and checks each build
+against the one that lacks every fix.
 """
 
 from __future__ import annotations
@@ -229,9 +230,10 @@ def verdicts(rows: Sequence[Row], table_rows: Sequence[Scenario],
 	return out
 
 
-def summary(vs: Sequence[Verdict], full: str, baseline: str = STOCK) -> str:
+def summary(vs: Sequence[Verdict], full: str) -> str:
 	"""The full build's verdicts, one a line, and how many bounds each
 	partial build fails."""
+	baseline = vs[0].baseline if vs else STOCK
 	out = [f'bounds, {full} against {baseline}:']
 	out += [f'  {v.scenario}: {v.ratio} ({v.want}): {v.verdict}'
 		for v in vs if v.build == full]
@@ -415,13 +417,13 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	if rows:
 		plot(rows, base / 'replay.png',
 		     title=f'mm_filemap_replay, {req.scale.value} scale '
-		     f'({s.build.arch}): stock vs the mmap_miss proposal')
+		     f'({s.build.arch}): without and with the mmap_miss change')
 	print(f'mm-kunit: replay table in {base / "replay.csv"}'
 	      + (f' and {base / "replay.png"}' if rows else ''))
 	wrong: List[str] = []
 	if len(labels) > 1 and not failed:
 		vs = verdicts(rows, table_rows, labels[0].label)
-		print(summary(vs, labels[-1].label, labels[0].label))
+		print(summary(vs, labels[-1].label))
 		wrong = judge(vs, labels[-1].label)
 		for w in wrong:
 			print(f'mm-kunit: replay: {w}')
