@@ -53,10 +53,12 @@ MIN_TIMEOUT = {'um': 30, 'x86_64': 60}
 # with this seed (mutagen.sample()), about 7 minutes on UML.
 CHECK_SAMPLE = 80
 CHECK_SEED = 0
-# The configuration the survivors of a run without one are run again in:
-# the kernel's own checkers (lockdep, RCU lockdep, KASAN, DEBUG_VM) see
-# what no assertion can, such as an RCU read lock left held.
-CHECKERS = 'debug'
+# The configurations the survivors of a run without one are run again
+# in, in turn, before they count: the kernel's own checkers (lockdep, RCU
+# lockdep, KASAN, DEBUG_VM) see what no assertion can, such as an RCU read
+# lock left held; a distribution's mm configuration (MEMCG, and NUMA on
+# x86_64) takes paths the minimal one compiles out.
+CHECKERS = ('debug', 'distro')
 
 
 class Outcome(enum.Enum):
@@ -372,19 +374,29 @@ def _baseline(s: Session, tree: trees.PreparedTree) -> int:
 
 def _recheck(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 	     scored: List[Scored]) -> List[Scored]:
-	"""Runs the survivors again under the kernel's checkers (CHECKERS),
-	if the run was without a configuration and the arch has that one: a
-	mutant one of them reports is killed there."""
+	"""Runs the survivors again under each configuration of CHECKERS
+	the arch has, in turn, if the run was without one: a mutant that
+	fails there is killed, with the configuration in its detail."""
+	if s.build.config:
+		return scored
+	for config in CHECKERS:
+		if s.config_file(f'{s.build.arch}-{config}.config').is_file():
+			scored = _recheck_under(s, req, tree, scored, config)
+	return scored
+
+
+def _recheck_under(s: Session, req: MutantsRequest,
+		   tree: trees.PreparedTree, scored: List[Scored],
+		   config: str) -> List[Scored]:
+	"""The survivors of scored, run again under --config config."""
 	survivors = [i for i, r in enumerate(scored)
 		     if r.outcome == Outcome.SURVIVED]
-	arch = s.build.arch
-	if not survivors or s.build.config or not \
-	   s.config_file(f'{arch}-{CHECKERS}.config').is_file():
+	if not survivors:
 		return scored
-	checked = Session(s.source, dataclasses.replace(s.build, config=CHECKERS),
+	checked = Session(s.source, dataclasses.replace(s.build, config=config),
 			  s.without, s.kernel.series)
 	print(f'mm-kunit: {len(survivors)} survivors again, under '
-	      f'--config {CHECKERS}')
+	      f'--config {config}')
 	timeout = _baseline(checked, tree)
 	opts = _options(checked, tree, timeout)
 
@@ -395,13 +407,13 @@ def _recheck(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 					 r.diff.encode(), (m.path,))
 			again = classify(m, jobs.run_in(
 				checked, t, checked.overlay, [patch],
-				f'mutant {m.id} {CHECKERS}', opts), timeout)
+				f'mutant {m.id} {config}', opts), timeout)
 			if not again.outcome.killed:
 				return r
 			again.diff = r.diff
 			again.seconds += r.seconds
 			again.detail = '; '.join(
-				x for x in (f'under --config {CHECKERS}',
+				x for x in (f'under --config {config}',
 					    again.detail) if x)
 			return again
 		return run
@@ -526,10 +538,10 @@ def report(scored: Sequence[Scored]) -> str:
 	if len(lines) == 2:
 		lines.append('  none')
 	late = [sc for sc in scored if sc.outcome.killed and
-		sc.detail.startswith(f'under --config {CHECKERS}')]
+		sc.detail.startswith('under --config ')]
 	if late:
-		lines += ['', f'Killed only under --config {CHECKERS} (the '
-			  'kernel\'s checkers)']
+		lines += ['', 'Killed only under '
+			  f'{" or ".join("--config " + c for c in CHECKERS)}']
 		lines += [f'  {sc.mutant.id}: {", ".join(sc.tests) or sc.detail}'
 			  for sc in late]
 	lines += ['', f'Generated mutants (threshold {THRESHOLD}%)']

@@ -108,9 +108,9 @@ def test_json_round_trip_and_merge(tmp_path: Path,
 def test_survivors_run_again_under_the_checkers(
 		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 	"""A survivor of a run without a configuration is run again under
-	--config debug: a checker's report kills it there, with the reason;
-	a survivor there too stays one, and the other outcomes are not
-	run again."""
+	--config debug, then, if it survives that, under --config distro: a
+	checker's report kills it there, with the reason; a survivor of both
+	stays one, and the other outcomes are not run again."""
 	from mmkunit import request
 	from mmkunit.session import Session
 	O = gen.Outcome
@@ -138,12 +138,14 @@ def test_survivors_run_again_under_the_checkers(
 	s = Session(request.Source(cache=tmp_path))
 	out = gen._recheck(s, request.MutantsRequest(), None, rs)
 	assert seen == [('debug', 'baseline'), ('debug', 'f:2:5:ror:<=.patch'),
-			('debug', 'f:3:5:ror:<=.patch')]
+			('debug', 'f:3:5:ror:<=.patch'),
+			('distro', 'baseline'), ('distro', 'f:3:5:ror:<=.patch')]
 	assert [r.outcome for r in out] == [O.KILLED, O.KILLED, O.SURVIVED,
 					    O.EQUIVALENT]
 	assert out[1].detail.startswith('under --config debug')
 	assert out[1].diff == rs[1].diff
-	assert 'Killed only under --config debug' in gen.report(out)
+	assert 'Killed only under --config debug or --config distro' in \
+		gen.report(out)
 	debug = Session(request.Source(cache=tmp_path),
 			request.Build(config='debug'))
 	seen.clear()
