@@ -55,10 +55,10 @@ def test_scenarios_reads_every_row_of_the_table() -> None:
 	assert [s.name for s in small] == scenario_names()
 	assert [s.name for s in seed] == scenario_names('RP_SEED')
 	random = seed[0]
-	# SPEC section 1: a 20 GiB file, 1% touched, two orders of magnitude.
+	# docs/replay.md, the bounds: a 20 GiB file, 1% touched, 100x fewer.
 	assert (random.file_pages, random.expect, random.bound) == \
 		(20 << 18, replay.Expect.SAVES, 100)
-	# SPEC: several times less when the file fits, as read-around
+	# docs/replay.md: 3x fewer when the file fits, as read-around
 	# otherwise reads all of it.
 	fits = next(s for s in seed if s.file_pages <= s.cache_pages)
 	assert (fits.name, fits.expect, fits.bound) == \

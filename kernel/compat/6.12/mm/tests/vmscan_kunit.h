@@ -958,7 +958,7 @@ struct vt_prepare_case {
 
 /*
  * prepare_scan_control() at DEF_PRIORITY (12): each output from the rule
- * SPEC section 4 states.
+ * mm-kunit's docs/suites.md states (scan balance).
  *
  * A list is low when inactive * int_sqrt(10 * GiB of both lists) < active:
  * 2^20 inactive to 2^20 active anon, or 2^20 to 2^19 file, is not low (8
@@ -1188,7 +1188,7 @@ static const unsigned long vt_short_lists[NR_LRU_LISTS] =
 
 /*
  * get_scan_count()'s page counts: each list's size >> priority, then for
- * the fractions SPEC section 4 states, with anon_cost' = anon + file +
+ * the fractions docs/suites.md states, with anon_cost' = anon + file +
  * anon_cost and file_cost' = anon + file + file_cost, and total' their sum:
  * anon swappiness * (total' + 1) / (anon_cost' + 1), file (200 -
  * swappiness) * (total' + 1) / (file_cost' + 1), each list its share of
