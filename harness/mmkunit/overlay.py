@@ -353,9 +353,13 @@ def apply_patch(patch: Patch, workdir: Path, reverse: bool = False) -> None:
 	"""Applies one patch to the files in workdir: strictly (no fuzz),
 	but for appends to the end of a file (split_appends())."""
 	text, appends = split_appends(patch.text)
+	hunks = re.search(rb'(?m)^(diff --git |@@ )', text)
+	if not hunks and not appends:
+		# Never a silent no-op: a mutant that changes nothing survives.
+		raise PatchFailed(patch, [], 'it has no hunk to apply')
 	if reverse:
 		_apply_appends(patch, workdir, appends, reverse)
-	if re.search(rb'(?m)^diff --git ', text):
+	if hunks:
 		cmd = ['git', 'apply', '-p1', '--whitespace=nowarn']
 		if reverse:
 			cmd.append('-R')

@@ -175,7 +175,9 @@ class Session:
 		"""Where a run's logs and reports go: --results, else a new
 		directory under CACHE/results."""
 		if self.build.results:
-			return self.build.results.resolve()
+			path = self.build.results.resolve()
+			path.mkdir(parents=True, exist_ok=True)
+			return path
 		return runner.new_results_dir(self.cache, label)
 
 	def config_file(self, name: str) -> Path:

@@ -108,6 +108,27 @@ def test_stage_refuses_a_hook_the_file_already_ends_with(
 		ov.stage(ov.Overlay.load(overlay_dir), kernel_tree)
 
 
+def test_stage_applies_a_diff_without_a_git_header(
+		overlay_dir: Path, kernel_tree: Path) -> None:
+	"""A generated mutant's diff has only its ---/+++ lines: it is
+	applied, not passed over."""
+	o = ov.Overlay.load(overlay_dir)
+	base = ov.stage(o, kernel_tree)['mm/foo.c'].decode()
+	diff = unified_diff('mm/foo.c', base, base.replace('x * 2', 'x * 3'))
+	plain = diff.split('\n', 1)[1]
+	assert plain.startswith('--- a/mm/foo.c')
+	mutant = ov.Patch('m.patch', Path('m'), plain.encode(), ('mm/foo.c',))
+	files = ov.stage(o, kernel_tree, [mutant])
+	assert files['mm/foo.c'].decode() == base.replace('x * 2', 'x * 3')
+
+
+def test_stage_refuses_a_patch_with_nothing_to_apply(
+		overlay_dir: Path, kernel_tree: Path) -> None:
+	empty = ov.Patch('m.patch', Path('m'), b'a description\n', ())
+	with pytest.raises(ov.PatchFailed, match='no hunk to apply'):
+		ov.stage(ov.Overlay.load(overlay_dir), kernel_tree, [empty])
+
+
 def test_split_appends_keeps_hunks_inside_a_file() -> None:
 	middle = unified_diff('mm/foo.c', FOO_C, FOO_C.replace('x + 1', 'x'))
 	end = unified_diff('mm/bar.c', FOO_C, FOO_C + '#include "b.h"\n')
