@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -96,3 +97,40 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	run = plan.check_steps(req)['run um']
 	assert session.Session(run.source).tarball == \
 		Path('/t/linux-source-6.1.tar.xz')
+
+
+def test_check_runs_each_step_and_counts_them(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
+		monkeypatch: pytest.MonkeyPatch,
+		capsys: pytest.CaptureFixture[str]) -> None:
+	"""check runs its steps in turn, a step's setup error does not stop
+	the others, and it ends with one line per step and the counts."""
+	from conftest import FAKE_BIN
+	from mmkunit import cli, deps, plan, request
+	for k, v in env_for(overlay_dir, PASS_RUN).items():
+		monkeypatch.setenv(k, v)
+	monkeypatch.setenv('PATH', f'{FAKE_BIN}{os.pathsep}{os.environ["PATH"]}')
+	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
+	src = request.Source(cache=tmp_path / 'c', install=False,
+			     kernel=kernel_tree)
+	(tmp_path / 'notakernel').mkdir()
+	steps = {
+		'run um': request.RunRequest(src, request.Build(quiet=True)),
+		'prepare elsewhere': request.PrepareRequest(dataclasses.replace(
+			src, kernel=tmp_path / 'notakernel')),
+	}
+	monkeypatch.setattr(plan, 'check_steps', lambda req: steps)
+	monkeypatch.setattr(cli.signal, 'signal', lambda *a: None)
+	assert cli.main(['check', '--kernel', str(kernel_tree), '--cache',
+			 str(tmp_path / 'c'), '--no-install', '-q']) == \
+		request.EXIT_TESTS_FAILED
+	out, err = capsys.readouterr()
+	lines = out.splitlines()
+	assert '=== check: run um ===' in lines
+	assert '=== check: prepare elsewhere ===' in lines
+	assert lines.index('=== check: run um ===') < \
+		lines.index('=== check: prepare elsewhere ===')
+	assert 'not a kernel source tree' in err
+	assert lines[-3:] == ['check run um: ok',
+			      'check prepare elsewhere: FAILED (exit 2)',
+			      'check: 1 passed, 1 failed']
