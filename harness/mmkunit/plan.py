@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Callable, Dict, Optional
 
 from mmkunit import commits
 from mmkunit import coverage
@@ -28,10 +28,9 @@ from mmkunit import trees
 from mmkunit import workflow
 from mmkunit.request import (
 	EXIT_ERROR, EXIT_OK, EXIT_TESTS_FAILED, Build, CheckRequest,
-	CoverageRequest,
-	ExportRequest, FixesRequest, LintRequest, MutantsRequest,
-	PrepareRequest, ReplayRequest, Request, RunRequest, Scale,
-	SelftestRequest)
+	CoverageRequest, ExportRequest, FixesRequest, LintRequest,
+	MutantsRequest, PrepareRequest, ReplayRequest, Request, RunRequest,
+	Scale, SelftestRequest)
 from mmkunit.session import KERNEL_DIR, REPO, HarnessError, Session
 
 # Who signs the series `lint` checks: the same on every machine.
@@ -50,7 +49,7 @@ SETUP_ERRORS = (HarnessError, ov.OverlayError, trees.TreeError,
 		expected.ExpectedError)
 
 
-def run(req: RunRequest) -> int:
+def run_handler(req: RunRequest) -> int:
 	s = Session(req.source, req.build, req.without)
 	if req.each_commit and req.source.kernel:
 		return commits.each_commit(s, req.source.kernel, req.each_commit,
@@ -61,7 +60,7 @@ def run(req: RunRequest) -> int:
 	return EXIT_OK if result.ok else EXIT_TESTS_FAILED
 
 
-def prepare(req: PrepareRequest) -> int:
+def prepare_handler(req: PrepareRequest) -> int:
 	s = Session(req.source, without=req.without)
 	s.ensure_deps()
 	with s.prepared(req.in_place) as (_, src):
@@ -73,7 +72,7 @@ def prepare(req: PrepareRequest) -> int:
 	return EXIT_OK
 
 
-def export(req: ExportRequest) -> int:
+def export_handler(req: ExportRequest) -> int:
 	s = Session(req.source)
 	s.ensure_deps()
 	if req.refresh:
@@ -99,7 +98,7 @@ def export(req: ExportRequest) -> int:
 	return EXIT_OK
 
 
-def lint(req: LintRequest) -> int:
+def lint_handler(req: LintRequest) -> int:
 	s = Session(req.source)
 	s.ensure_deps()
 	tree = s.source_tree()
@@ -129,7 +128,19 @@ def lint(req: LintRequest) -> int:
 	return EXIT_OK if not failed else EXIT_TESTS_FAILED
 
 
-def fixes(req: FixesRequest) -> int:
+def mutants_handler(req: MutantsRequest) -> int:
+	if req.merge:
+		return generated.merge(req.merge)
+	if req.generated:
+		return generated.run_generated(Session(req.source, req.build), req)
+	return mu.run_matrix(Session(req.source, req.build), req)
+
+
+def replay_handler(req: ReplayRequest) -> int:
+	return replay.run_replay(Session(req.source, req.build), req)
+
+
+def fixes_handler(req: FixesRequest) -> int:
 	"""Runs the suites on each older kernel (or the one given), through
 	its port of the series, and holds the results against the port's
 	list of expected failures."""
@@ -179,7 +190,12 @@ def _fixes_on(s: Session) -> int:
 	return EXIT_OK if report.ok else EXIT_TESTS_FAILED
 
 
-def selftest(req: SelftestRequest) -> int:
+def coverage_handler(req: CoverageRequest) -> int:
+	return coverage.run_coverage(Session(req.source, dataclasses.replace(
+		req.build, config=coverage.CONFIG)))
+
+
+def selftest_handler(req: SelftestRequest) -> int:
 	s = Session(req.source)
 	install = req.source.install
 	deps.ensure(deps.SELFTEST + deps.BUILD, allow_install=install)
@@ -251,7 +267,10 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 	return steps
 
 
-def check(req: CheckRequest) -> int:
+def check_handler(req: CheckRequest,
+		  execute: Callable[[Request], int]) -> int:
+	"""Runs check's steps in turn with execute (cli.py's, which runs a
+	request with its command's handler)."""
 	steps = check_steps(req)
 	outcome: Dict[str, int] = {}
 	# Install everything first: the selftests run the harness too.
@@ -271,55 +290,3 @@ def check(req: CheckRequest) -> int:
 	failed = sum(1 for rc in outcome.values() if rc != 0)
 	print(f'check: {len(outcome) - failed} passed, {failed} failed')
 	return EXIT_OK if not failed else EXIT_TESTS_FAILED
-
-
-def execute(req: Request) -> int:
-	"""Runs one request; returns the command's exit code."""
-	if isinstance(req, RunRequest):
-		return run(req)
-	if isinstance(req, PrepareRequest):
-		return prepare(req)
-	if isinstance(req, ExportRequest):
-		return export(req)
-	if isinstance(req, LintRequest):
-		return lint(req)
-	if isinstance(req, MutantsRequest):
-		if req.merge:
-			return generated.merge(req.merge)
-		if req.generated:
-			return generated.run_generated(
-				Session(req.source, req.build), req)
-		return mu.run_matrix(Session(req.source, req.build), req)
-	if isinstance(req, ReplayRequest):
-		return replay.run_replay(Session(req.source, req.build), req)
-	if isinstance(req, FixesRequest):
-		return fixes(req)
-	if isinstance(req, SelftestRequest):
-		return selftest(req)
-	if isinstance(req, CoverageRequest):
-		return coverage.run_coverage(Session(req.source, dataclasses.replace(
-			req.build, config=coverage.CONFIG)))
-	return check(req)
-
-
-def main(req: Request) -> int:
-	"""execute(req), with each error the harness expects printed as one
-	line and turned into its exit code (git bisect's, with --bisect)."""
-	bisect = isinstance(req, RunRequest) and req.bisect
-	setup_error = commits.BISECT_ABORT if bisect else EXIT_ERROR
-	try:
-		return execute(req)
-	except deps.MissingDependencies as e:
-		print(f'mm-kunit: {e}', file=sys.stderr)
-		return setup_error
-	except ov.PatchFailed as e:
-		# The series does not apply to this tree: for git bisect, a
-		# commit that cannot be tested.
-		print(f'mm-kunit: error: {e}', file=sys.stderr)
-		return commits.BISECT_SKIP if bisect else EXIT_ERROR
-	except SETUP_ERRORS as e:
-		print(f'mm-kunit: error: {e}', file=sys.stderr)
-		return setup_error
-	except KeyboardInterrupt:
-		print('mm-kunit: interrupted', file=sys.stderr)
-		return 130

@@ -35,9 +35,9 @@ def test_check_steps_run_the_real_commands(
 			       'run x86_64 debug', 'run x86_64 distro']
 	for name in ('run um', 'run um debug', 'run um distro', 'run x86_64',
 		     'run x86_64 debug', 'run x86_64 distro'):
-		assert plan.execute(steps[name]) == 0, name
+		assert cli.execute(steps[name]) == 0, name
 	# The fake overlay's mutant survives the saved passing run.
-	assert plan.execute(steps['mutants um']) == request.EXIT_TESTS_FAILED
+	assert cli.execute(steps['mutants um']) == request.EXIT_TESTS_FAILED
 	build = tmp_path / 'c/trees'
 	argv = {p.parent.name: p.read_text().splitlines()
 		for p in build.rglob('kunit-argv.txt')}

@@ -302,7 +302,7 @@ def test_seed_scale_on_qemu_without_kvm_stops_with_one_line(
 		monkeypatch: pytest.MonkeyPatch) -> None:
 	"""Said before any build, on a machine with QEMU installed or not."""
 	from conftest import FAKE_BIN
-	from mmkunit import cli, deps, plan
+	from mmkunit import cli, deps
 	for k, v in {'MM_KUNIT_OVERLAY': str(replay_overlay(overlay_dir)),
 		     'FAKE_KUNIT_RUN': str(REPLAY_RUN), 'MM_KUNIT_KVM': '0',
 		     'PATH': f'{FAKE_BIN}:{os.environ["PATH"]}'}.items():
@@ -312,7 +312,7 @@ def test_seed_scale_on_qemu_without_kvm_stops_with_one_line(
 			      '--kernel', str(kernel_tree), '--cache',
 			      str(tmp_path / 'c'), '--no-install'])
 	with pytest.raises(replay.ReplayError) as e:
-		plan.execute(req)
+		cli.execute(req)
 	assert str(e.value) == (
 		'the seed scale on x86_64 needs KVM: under TCG a '
 		"scenario outlasts KUnit's 300 s limit per test case (UML runs it "
