@@ -18,10 +18,13 @@ from typing import (Any, Callable, Dict, Generic, List, Optional, Sequence,
 
 from mmkunit import commits
 from mmkunit import deps
+from mmkunit import fixes
 from mmkunit import kernels
+from mmkunit import lint
 from mmkunit import overlay as ov
 from mmkunit import plan
 from mmkunit import progress
+from mmkunit import selftest
 from mmkunit.request import (
 	EXIT_ERROR, Build, CheckRequest, CoverageRequest, ExportRequest,
 	FixesRequest, LintRequest, MutantsRequest, PrepareRequest,
@@ -43,7 +46,7 @@ def _common(p: argparse.ArgumentParser, tree_opts: bool = True) -> None:
 		p.add_argument('--tree', choices=list(kernels.KERNELS),
 			       help='which Debian kernel (linux-source-X.Y) to '
 			       f'build (default: {kernels.DEFAULT}; for fixes, '
-			       f'{" and ".join(plan.FIXES_TREES)} in turn)')
+			       f'{" and ".join(fixes.FIXES_TREES)} in turn)')
 		p.add_argument('--kernel', type=Path, metavar='DIR',
 			       help='use this kernel tree instead of a Debian '
 			       'kernel; it is only read, the overlay goes onto '
@@ -260,7 +263,7 @@ COMMANDS: Dict[str, Command[Any]] = {
 		LintRequest, 'checkpatch and git am check',
 		'Export the series, run scripts/checkpatch.pl --strict on each '
 		'patch and check that `git am` applies it onto the kernel tree.',
-		_common, lambda a, src: LintRequest(src), plan.lint_handler),
+		_common, lambda a, src: LintRequest(src), lint.lint_handler),
 	'mutants': Command(
 		MutantsRequest, 'run the mutant matrix',
 		'Apply each mutant of kernel/mutants on top of the series, build '
@@ -288,7 +291,7 @@ COMMANDS: Dict[str, Command[Any]] = {
 		'the kernel lacks; exits non-zero if the run differs from the '
 		'list.',
 		_with_build, lambda a, src: FixesRequest(src, _build(a)),
-		plan.fixes_handler),
+		fixes.fixes_handler),
 	'coverage': Command(
 		CoverageRequest, 'coverage of the pinned functions',
 		'Build the suites with UML\'s gcov '
@@ -304,7 +307,7 @@ COMMANDS: Dict[str, Command[Any]] = {
 		_selftest_args,
 		lambda a, src: SelftestRequest(
 			src, pytest_args=tuple(a.pytest_args)),
-		plan.selftest_handler),
+		selftest.selftest_handler),
 	'check': Command(
 		CheckRequest, 'everything CI runs',
 		'selftest, lint, run, mutants, replay and fixes (UML), then run '

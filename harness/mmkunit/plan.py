@@ -1,15 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Runs a request: dependencies, tree, overlay, accelerator, kunit.py,
-reports, in that order. `check` is a list of requests run in turn."""
+"""The handlers of the commands without a module of their own (lint,
+fixes and selftest have theirs): run, prepare, export, mutants, replay and
+coverage, each making the Session its request asks for and calling what
+does the work (runs.py, commits.py, export.py, mutants.py, generated.py,
+replay.py, coverage.py); and check, whose steps are requests of the other
+commands, run in turn. SETUP_ERRORS: the errors that are no test's."""
 
 from __future__ import annotations
 
 import dataclasses
-import os
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 from typing import Callable, Dict, Optional
 
 from mmkunit import commits
@@ -17,6 +17,7 @@ from mmkunit import coverage
 from mmkunit import deps
 from mmkunit import export as ex
 from mmkunit import expected
+from mmkunit import fixes
 from mmkunit import generated
 from mmkunit import kernels
 from mmkunit import mutants as mu
@@ -25,22 +26,16 @@ from mmkunit import replay
 from mmkunit import runs
 from mmkunit import runner
 from mmkunit import trees
-from mmkunit import workflow
 from mmkunit.request import (
 	EXIT_ERROR, EXIT_OK, EXIT_TESTS_FAILED, Build, CheckRequest,
 	CoverageRequest, ExportRequest, FixesRequest, LintRequest,
 	MutantsRequest, PrepareRequest, ReplayRequest, Request, RunRequest,
 	Scale, SelftestRequest)
-from mmkunit.session import KERNEL_DIR, REPO, HarnessError, Session
-
-# Who signs the series `lint` checks: the same on every machine.
-LINT_IDENTITY = ex.Identity('mm-kunit lint', 'lint@mm-kunit.example.org')
+from mmkunit.session import HarnessError, Session
 
 # The port `check` runs beside the default kernel, and replays at a
 # benchmark's scale (its own mmap_miss patches left out in turn).
 PORT_TREE = '6.12'
-# The older kernels `fixes` runs unless told otherwise.
-FIXES_TREES = ('6.12', '6.1')
 
 # What stops a command before or beside its tests: the setup, not a test.
 SETUP_ERRORS = (HarnessError, ov.OverlayError, trees.TreeError,
@@ -98,36 +93,6 @@ def export_handler(req: ExportRequest) -> int:
 	return EXIT_OK
 
 
-def lint_handler(req: LintRequest) -> int:
-	s = Session(req.source)
-	s.ensure_deps()
-	tree = s.source_tree()
-	with tempfile.TemporaryDirectory(prefix='mm-kunit-lint-') as tmp:
-		report = ex.lint(s.overlay, tree, Path(tmp), LINT_IDENTITY)
-		names = sorted(p.name for p in Path(tmp).rglob('*.patch'))
-	for name in names:
-		status = 'FAIL' if name in report.checkpatch else 'ok'
-		print(f'checkpatch --strict: {status}: {name}')
-		if name in report.checkpatch:
-			print('  ' + report.checkpatch[name].replace('\n', '\n  '))
-		if name in report.maintainers:
-			print('  new files already in MAINTAINERS: ' +
-			      report.maintainers[name])
-	print('git am onto ' + str(tree) + ': ' +
-	      ('ok' if not report.am_error else 'FAIL\n  ' + report.am_error))
-	print('the series carries kernel/\'s test files: ' +
-	      ('ok' if not report.stale else 'FAIL\n  ' +
-	       '\n  '.join(report.stale) +
-	       '\n  (./run_kunit.sh export --refresh writes them in)'))
-	found = workflow.zizmor_findings(s.cache, req.source.install)
-	print(f'zizmor --offline {workflow.WORKFLOW.relative_to(REPO)}: ' +
-	      ('ok' if not found else 'FAIL\n  ' + found))
-	failed = (len(report.checkpatch) + bool(report.am_error)
-		  + bool(report.stale) + bool(found))
-	print(f'lint: {len(names) + 3 - failed} passed, {failed} failed')
-	return EXIT_OK if not failed else EXIT_TESTS_FAILED
-
-
 def mutants_handler(req: MutantsRequest) -> int:
 	if req.merge:
 		return generated.merge(req.merge)
@@ -140,82 +105,9 @@ def replay_handler(req: ReplayRequest) -> int:
 	return replay.run_replay(Session(req.source, req.build), req)
 
 
-def fixes_handler(req: FixesRequest) -> int:
-	"""Runs the suites on each older kernel (or the one given), through
-	its port of the series, and holds the results against the port's
-	list of expected failures."""
-	src = req.source
-	if src.names_kernel:
-		return _fixes_on(Session(src, req.build))
-	rcs = [_fixes_on(Session(src, req.build, tree=tree))
-	       for tree in FIXES_TREES]
-	return max(rcs)
-
-
-def _fixes_on(s: Session) -> int:
-	"""fixes on one kernel. A port that carries fixes of its own as
-	patches (the 6.12 port's mmap_miss patches) is built without them:
-	the kernel as it is must fail the tests its list names for them."""
-	# The list that goes with the port the run applies.
-	root = s.overlay.root
-	listed = root / 'expected'
-	if root.resolve() == KERNEL_DIR.resolve() or not listed.is_file():
-		ports = sorted(p.name for p in (KERNEL_DIR / 'compat').glob('*')
-			       if (p / 'expected').is_file())
-		raise HarnessError(
-			f'no port of the series to {s.version or "this kernel"} '
-			f'with a list of expected failures ({listed}); ports: '
-			f'{", ".join(ports) or "none"}')
-	if s.build.arch != 'um':
-		raise HarnessError('the lists of expected failures are worked out '
-				   'for UML; fixes runs --arch um only')
-	entries = s.overlay.expected()
-	own = sorted({e.why for e in entries if e.kind == expected.Kind.FAILS} &
-		     {p.name for p in s.overlay.patches})
-	if own:
-		s = Session(s.source, s.build, own, tree=s.kernel.series)
-	# Relative to the repository, unless $MM_KUNIT_OVERLAY is elsewhere.
-	shown = root.relative_to(REPO) if root.is_relative_to(REPO) else root
-	print(f'mm-kunit: {s.version} through {shown}' +
-	      (f', without {", ".join(own)}' if own else ''))
-	result = runs.run_suites(s)
-	if result.untestable:
-		return EXIT_ERROR
-	report = expected.judge(result.cases, entries)
-	print(f'\nFixes {s.version} lacks, by the tests that stand for them '
-	      f'({shown / "expected"}):')
-	for line in report.lines():
-		print(line)
-	print(f'fixes: {"as expected" if report.ok else "NOT as expected"}')
-	return EXIT_OK if report.ok else EXIT_TESTS_FAILED
-
-
 def coverage_handler(req: CoverageRequest) -> int:
 	return coverage.run_coverage(Session(req.source, dataclasses.replace(
 		req.build, config=coverage.CONFIG)))
-
-
-def selftest_handler(req: SelftestRequest) -> int:
-	s = Session(req.source)
-	install = req.source.install
-	deps.ensure(deps.SELFTEST + deps.BUILD, allow_install=install)
-	pypi = deps.ensure_pypi(
-		deps.SELFTEST_PYPI,
-		s.cache / f'python{sys.version_info[0]}.{sys.version_info[1]}',
-		allow_install=install)
-	path = os.pathsep.join(filter(None, [str(pypi),
-					     os.environ.get('PYTHONPATH')]))
-	env = dict(os.environ, PYTHONPATH=path)
-	# The harness's type hints, checked strictly.
-	mypy = subprocess.run([sys.executable, '-m', 'mypy', '--strict',
-			       '--cache-dir', str(s.cache / 'mypy-cache'),
-			       str(REPO / 'harness' / 'mmkunit'),
-			       str(REPO / 'harness' / 'benchmark.py')],
-			      cwd=REPO, env=env).returncode
-	cmd = [sys.executable, '-m', 'pytest', '-q', str(REPO / 'harness' / 'tests')]
-	tests = subprocess.run(cmd + list(req.pytest_args), cwd=REPO,
-			       env=env).returncode
-	return tests or mypy
 
 
 def check_steps(req: CheckRequest) -> Dict[str, Request]:
@@ -261,7 +153,7 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 		f'replay {PORT_TREE} um seed': ReplayRequest(
 			port, on('um'), scale=Scale.SEED, workers=1),
 	})
-	for tree in FIXES_TREES:
+	for tree in fixes.FIXES_TREES:
 		steps[f'fixes {tree} um'] = FixesRequest(
 			dataclasses.replace(src, tree=tree), on('um'))
 	return steps
@@ -276,7 +168,7 @@ def check_handler(req: CheckRequest,
 	# Install everything first: the selftests run the harness too.
 	Session(req.source, req.build).ensure_deps(
 		deps.SELFTEST, deps.X86_64, deps.REPLAY, deps.COVERAGE,
-		*(deps.kernel_source(kernels.KERNELS[t]) for t in FIXES_TREES))
+		*(deps.kernel_source(kernels.KERNELS[t]) for t in fixes.FIXES_TREES))
 	for name, step in steps.items():
 		print(f'\n=== check: {name} ===', flush=True)
 		try:

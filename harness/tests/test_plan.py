@@ -56,18 +56,18 @@ def test_check_steps_run_the_real_commands(
 def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	"""A step gets what was given to check, and otherwise its command's
 	own defaults; the port's steps and fixes name their kernels."""
-	from mmkunit import cli, kernels, plan, request, session
+	from mmkunit import cli, fixes, kernels, plan, request, session
 	req = cli.parse_args(['check', '--no-install', '--cache', '/c',
 			      '--jobs', '1'])
 	assert isinstance(req, request.CheckRequest)
 	steps = plan.check_steps(req)
-	for tree in plan.FIXES_TREES:
-		fixes = steps[f'fixes {tree} um']
-		assert isinstance(fixes, request.FixesRequest)
-		assert session.Session(fixes.source).kernel == \
+	for tree in fixes.FIXES_TREES:
+		step = steps[f'fixes {tree} um']
+		assert isinstance(step, request.FixesRequest)
+		assert session.Session(step.source).kernel == \
 			kernels.KERNELS[tree]
-		assert (fixes.source.cache, fixes.source.install,
-			fixes.build.jobs) == (Path('/c'), False, 1)
+		assert (step.source.cache, step.source.install,
+			step.build.jobs) == (Path('/c'), False, 1)
 	run = steps['run x86_64 distro']
 	assert isinstance(run, request.RunRequest)
 	assert session.Session(run.source).kernel == \
