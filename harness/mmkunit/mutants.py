@@ -217,8 +217,8 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 	before_fix = s.overlay.before_fix_trees() if full else []
 	for bf in before_fix:
 		ov.stage(s.overlay.without(bf.without), tree.source, bf.extra)
-	opts = s.with_accel(s.run_options(), tree)
-	opts.quiet = True
+	opts = dataclasses.replace(s.with_accel(s.run_options(), tree),
+				   quiet=True)
 	started = time.monotonic()
 
 	def run(t: trees.PreparedTree, overlay: ov.Overlay,

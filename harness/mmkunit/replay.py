@@ -360,12 +360,13 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	if not table_rows:
 		raise ReplayError(f'{SCENARIOS}: no {req.scale.value} scenario')
 	opts = s.run_options(filter_glob=SUITES[req.scale])
-	opts.kconfig_add = [KCONFIG]
+	kconfig_add = [KCONFIG]
 	if any(HUNG_TASK in c.read_text().splitlines() for c in opts.kunitconfigs):
-		opts.kconfig_add.append(NO_HUNG_TASK)
+		kconfig_add.append(NO_HUNG_TASK)
+	opts = dataclasses.replace(opts, kconfig_add=kconfig_add)
 	if req.scale is Scale.SEED:
-		opts.memory = memory(table_rows)
-		opts.timeout = SEED_TIMEOUT
+		opts = dataclasses.replace(opts, memory=memory(table_rows),
+					   timeout=SEED_TIMEOUT)
 	base = s.results_dir(f'{s.build.arch}-replay-{req.scale.value}')
 	labels = builds(s.overlay)
 	tree = s.prepared_tree()

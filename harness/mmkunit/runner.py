@@ -162,8 +162,9 @@ def kernel_complaints(ktap: str) -> List[str]:
 		(_KERNEL_COMPLAINT.search(line) for line in ktap.splitlines()) if m]
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class RunOptions:
+	"""How kunit.py is run; a variant is made with dataclasses.replace()."""
 	arch: str = 'um'
 	filter_glob: Optional[str] = None
 	kunit_args: Sequence[str] = ()

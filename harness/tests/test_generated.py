@@ -166,6 +166,26 @@ def test_timeout_is_five_baselines_and_at_least_the_minimum(
 		gen.MIN_TIMEOUT['x86_64']
 
 
+def test_a_mutants_run_is_quiet_once_and_stopped_at_the_timeout(
+		tmp_path: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""A mutant's kernel runs quietly, once (a crash kills the mutant),
+	and kunit.py stops it after the timeout, after the user's own
+	kunit.py arguments."""
+	from mmkunit import request
+	from mmkunit.session import Session
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
+	s = Session(request.Source(cache=tmp_path),
+		    request.Build(kunit_args=('--raw_output',)))
+	opts = gen._options(s, None, 45)
+	assert (opts.quiet, opts.rerun_after_crash) == (True, False)
+	assert list(opts.kunit_args) == ['--raw_output', '--timeout=45']
+	assert list(gen._options(s, None, 0).kunit_args) == ['--raw_output']
+	plain = s.run_options()
+	assert (plain.quiet, plain.rerun_after_crash) == (False, True)
+	assert list(plain.kunit_args) == ['--raw_output']
+
+
 class _Tree:
 	"""What jobs.baseline() asks of a prepared tree."""
 	def __init__(self, root: Path) -> None:
