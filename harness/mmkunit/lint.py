@@ -8,13 +8,13 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from mmkunit import export as ex
+from mmkunit import export
 from mmkunit import workflow
 from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED, LintRequest
 from mmkunit.session import REPO, Session
 
 # Who signs the series `lint` checks: the same on every machine.
-LINT_IDENTITY = ex.Identity('mm-kunit lint', 'lint@mm-kunit.example.org')
+LINT_IDENTITY = export.Identity('mm-kunit lint', 'lint@mm-kunit.example.org')
 
 
 def lint_handler(req: LintRequest) -> int:
@@ -22,7 +22,7 @@ def lint_handler(req: LintRequest) -> int:
 	s.ensure_deps()
 	tree = s.source_tree()
 	with tempfile.TemporaryDirectory(prefix='mm-kunit-lint-') as tmp:
-		report = ex.lint(s.overlay, tree, Path(tmp), LINT_IDENTITY)
+		report = export.lint(s.overlay, tree, Path(tmp), LINT_IDENTITY)
 		names = sorted(p.name for p in Path(tmp).rglob('*.patch'))
 	for name in names:
 		status = 'FAIL' if name in report.checkpatch else 'ok'

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from mmkunit import expected as ex
+from mmkunit import expected
 from mmkunit import jobs
 from mmkunit import overlay as ov
 from mmkunit import trees
@@ -155,19 +155,19 @@ class BeforeFixResult:
 	"""A tree that lacks some fixes must fail exactly the tests that the
 	expected list names for them (expected.py), and pass all others."""
 	tree: ov.BeforeFix
-	report: ex.Report
+	report: expected.Report
 	detail: str = ''
 
 	@property
 	def ok(self) -> bool:
 		return (not self.detail and self.report.ok and
-			any(j.verdict == ex.Verdict.LACKS_FIX
+			any(j.verdict == expected.Verdict.LACKS_FIX
 			    for j in self.report.judged))
 
 
-def judge_before_fix(tree: ov.BeforeFix, entries: Sequence[ex.Entry],
+def judge_before_fix(tree: ov.BeforeFix, entries: Sequence[expected.Entry],
 		     result: RunResult) -> BeforeFixResult:
-	r = BeforeFixResult(tree, ex.judge(result.cases, entries,
+	r = BeforeFixResult(tree, expected.judge(result.cases, entries,
 					   lacking=tree.lacking))
 	if result.error or not result.cases:
 		r.detail = result.error or 'no test ran'
@@ -177,19 +177,19 @@ def judge_before_fix(tree: ov.BeforeFix, entries: Sequence[ex.Entry],
 def format_before_fix(results: Sequence[BeforeFixResult]) -> str:
 	lines = ['', 'Before-fix trees (a tree without a fix must fail '
 		 'exactly the tests that need it)']
-	failed = (ex.Verdict.LACKS_FIX, ex.Verdict.UNEXPECTED_FAIL,
-		  ex.Verdict.CRASHED)
+	failed = (expected.Verdict.LACKS_FIX, expected.Verdict.UNEXPECTED_FAIL,
+		  expected.Verdict.CRASHED)
 	for r in results:
 		verdict = 'ok' if r.ok else 'WRONG'
 		lines.append(f'  {r.tree.label}: {verdict}')
 		for j in r.report.judged:
 			if j.verdict in failed:
-				mark = {ex.Verdict.UNEXPECTED_FAIL: '  (unexpected)',
-					ex.Verdict.CRASHED: '  (crashed)'}
+				mark = {expected.Verdict.UNEXPECTED_FAIL: '  (unexpected)',
+					expected.Verdict.CRASHED: '  (crashed)'}
 				lines.append(f'      - {j.case.name}'
 					     f'{mark.get(j.verdict, "")}')
 		for j in r.report.judged:
-			if j.verdict == ex.Verdict.UNEXPECTED_PASS:
+			if j.verdict == expected.Verdict.UNEXPECTED_PASS:
 				lines.append(f'      + {j.case.name}  (passed, but '
 					     'needs the fix)')
 		for e in r.report.unmatched:

@@ -15,7 +15,7 @@ from typing import Callable, Dict, Optional
 from mmkunit import commits
 from mmkunit import coverage
 from mmkunit import deps
-from mmkunit import export as ex
+from mmkunit import export
 from mmkunit import expected
 from mmkunit import fixes
 from mmkunit import generated
@@ -39,7 +39,7 @@ PORT_TREE = '6.12'
 
 # What stops a command before or beside its tests: the setup, not a test.
 SETUP_ERRORS = (HarnessError, ov.OverlayError, trees.TreeError,
-		ex.ExportError, kernels.FetchError, runner.ConfigError,
+		export.ExportError, kernels.FetchError, runner.ConfigError,
 		runner.StaleKernelError, replay.ReplayError,
 		expected.ExpectedError)
 
@@ -71,14 +71,14 @@ def export_handler(req: ExportRequest) -> int:
 	s = Session(req.source)
 	s.ensure_deps()
 	if req.refresh:
-		for p in ex.refresh(s.overlay, s.source_tree()):
+		for p in export.refresh(s.overlay, s.source_tree()):
 			print(f'mm-kunit: refreshed {p}')
 		return EXIT_OK
-	who = ex.user_identity(req.author)
+	who = export.user_identity(req.author)
 	base = req.base
 	if not base and req.source.kernel:
 		base = trees.clean_head(req.source.kernel)
-	out = ex.export(s.overlay, s.source_tree(), req.output, who,
+	out = export.export(s.overlay, s.source_tree(), req.output, who,
 			local=req.local, base=base)
 	for p in out:
 		print(p)
