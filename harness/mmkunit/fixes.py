@@ -56,7 +56,7 @@ def _fixes_on(s: Session) -> int:
 	result = runs.run_suites(s)
 	if result.untestable:
 		return EXIT_ERROR
-	report = expected.judge(result.cases, entries)
+	report = expected.hold_against(result.cases, entries)
 	print(f'\nFixes {s.version} lacks, by the tests that stand for them '
 	      f'({shown / "expected"}):')
 	for line in report.lines():

@@ -79,7 +79,8 @@ def not_here(mutant: ov.Patch, arch: str,
 	return MutantResult(mutant, Verdict.NOT_HERE, [], f'{where}: {why}')
 
 
-def judge(mutant: ov.Patch, result: RunResult) -> MutantResult:
+def judge_mutant(mutant: ov.Patch, result: RunResult) -> MutantResult:
+	"""What a run with the mutant says of it: killed if a test failed."""
 	failed = [c.name for c in result.failed]
 	# A skipped test cannot fail: only the tests that ran count.
 	cases = [c.name for c in result.cases if c.status != Status.SKIP]
@@ -167,8 +168,8 @@ class BeforeFixResult:
 
 def judge_before_fix(tree: ov.BeforeFix, entries: Sequence[expected.Entry],
 		     result: RunResult) -> BeforeFixResult:
-	r = BeforeFixResult(tree, expected.judge(result.cases, entries,
-					   lacking=tree.lacking))
+	r = BeforeFixResult(tree, expected.hold_against(
+		result.cases, entries, lacking=tree.lacking))
 	if result.error or not result.cases:
 		r.detail = result.error or 'no test ran'
 	return r
@@ -232,7 +233,7 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 	def mutant_job(m: ov.Patch) -> jobs.Job:
 		if not runs_on(m, arch, config):
 			return lambda t: not_here(m, arch, config)
-		return lambda t: judge(
+		return lambda t: judge_mutant(
 			m, run(t, s.overlay, [m], f'mutant {Path(m.name).stem}'))
 
 	def before_fix_job(bf: ov.BeforeFix) -> jobs.Job:

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The expected list and its one judge (expected.py): for an older
+"""The expected list and the runs held against it (expected.py): for an older
 kernel's port, as `fixes` runs it end to end on the fake tree, and for the
 series' before-fix trees."""
 
@@ -49,8 +49,8 @@ def test_parse_expected_rejects(line: str, message: str) -> None:
 		fx.parse_expected('\n' + line, 'x')
 
 
-def test_judge_as_expected() -> None:
-	report = fx.judge(cases(('s.fix_a_1', F), ('s.fix_a_2', S),
+def test_hold_against_as_expected() -> None:
+	report = fx.hold_against(cases(('s.fix_a_1', F), ('s.fix_a_2', S),
 				('s.fix_b_test.row one', F),
 				('s.fix_b_test.row two', P),
 				('s.needs_device_test', F), ('s.other', P),
@@ -83,27 +83,27 @@ def test_judge_as_expected() -> None:
 	# A stale entry: it names no test of the run.
 	((('s.fix_a_1', F),), '"s.fix_b_test.row one" names no test of this run'),
 ])
-def test_judge_not_as_expected(results, complaint: str) -> None:
-	report = fx.judge(cases(*results), fx.parse_expected(EXPECTED))
+def test_hold_against_not_as_expected(results, complaint: str) -> None:
+	report = fx.hold_against(cases(*results), fx.parse_expected(EXPECTED))
 	assert not report.ok
 	assert any(complaint in line for line in report.lines()), report.lines()
 
 
-def test_judge_no_results_is_not_ok() -> None:
-	assert not fx.judge([], []).ok
+def test_hold_against_no_results_is_not_ok() -> None:
+	assert not fx.hold_against([], []).ok
 
 
-def test_judge_a_tree_that_lacks_some_fixes() -> None:
+def test_hold_against_a_tree_that_lacks_some_fixes() -> None:
 	"""Tests of a fix the tree has must pass; a pattern covers rows."""
 	entries = fx.parse_expected(EXPECTED)
-	report = fx.judge(cases(('s.fix_a_1.row', F), ('s.fix_b_test.row one', P),
+	report = fx.hold_against(cases(('s.fix_a_1.row', F), ('s.fix_b_test.row one', P),
 				('s.needs_device_x', F), ('s.other', P)),
 			  entries, lacking=['fix A'])
 	assert report.ok, report.lines()
 	assert [j.verdict for j in report.judged] == [
 		fx.Verdict.LACKS_FIX, fx.Verdict.PASSED, fx.Verdict.UNSUPPORTED,
 		fx.Verdict.PASSED]
-	report = fx.judge(cases(('s.fix_a_1', F), ('s.fix_b_test.row one', F)),
+	report = fx.hold_against(cases(('s.fix_a_1', F), ('s.fix_b_test.row one', F)),
 			  entries, lacking=['fix A'])
 	assert not report.ok
 	assert '  FAILED, expected to pass: s.fix_b_test.row one' in \
