@@ -28,8 +28,8 @@ from mmkunit.session import HarnessError, Session
 
 class Verdict(enum.Enum):
 	KILLED = 'killed'
-	SURVIVED = 'SURVIVED'
-	NO_RESULT = 'NO RESULT'  # did not build, or kunit.py gave no results
+	SURVIVED = 'survived'
+	NO_RESULT = 'no result'  # did not build, or kunit.py gave no results
 	NOT_HERE = 'not run on this arch or configuration'
 
 
@@ -123,7 +123,7 @@ def format_matrix(results: Sequence[MutantResult]) -> str:
 		slowest = max(timed, key=lambda r: r.seconds or 0.0)
 		lines.append(f'slowest mutant: {slowest.mutant.name} '
 			     f'({slowest.seconds:.0f} s)')
-	lines.append(f'mutants: {killed} passed, '
+	lines.append(f'mutants: {killed} killed, '
 		     f'{len(results) - killed - skipped} failed, {skipped} skipped')
 	return '\n'.join(lines)
 

@@ -60,13 +60,13 @@ def test_mutant_verdicts(tmp_path: Path, overlay_dir: Path) -> None:
 	assert broken.verdict == mu.Verdict.NO_RESULT
 	text = mu.format_matrix([killed, survived, broken])
 	assert 'foo: returns x + 2' in text
-	assert text.splitlines()[-1] == 'mutants: 1 passed, 2 failed, 0 skipped'
+	assert text.splitlines()[-1] == 'mutants: 1 killed, 2 failed, 0 skipped'
 
 
 @pytest.mark.parametrize('run, args, code, verdict', [
 	(FAIL_RUN, ['foo-off-by-one'], 0, 'killed'),
-	(PASS_RUN, [], 1, 'SURVIVED'),
-	(PASS_RUN, ['foo-*'], 1, 'SURVIVED'),
+	(PASS_RUN, [], 1, 'survived'),
+	(PASS_RUN, ['foo-*'], 1, 'survived'),
 ])
 def test_mutants_command(overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
 			 run: Path, args: list, code: int, verdict: str) -> None:
@@ -141,7 +141,7 @@ def test_mutant_limited_to_an_arch(tmp_path: Path, overlay_dir: Path) -> None:
 	assert r.verdict == mu.Verdict.NOT_HERE
 	assert 'um: Arch: x86_64 arm64 (SMP only)' in r.detail
 	assert mu.format_matrix([r]).splitlines()[-1] == \
-		'mutants: 0 passed, 0 failed, 1 skipped'
+		'mutants: 0 killed, 0 failed, 1 skipped'
 
 
 def test_mutant_limited_to_a_configuration(tmp_path: Path,
