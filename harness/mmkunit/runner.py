@@ -138,11 +138,6 @@ _ELAPSED = re.compile(r'Elapsed time: [0-9.]+s total, [0-9.]+s configuring, '
 		      r'([0-9.]+)s building')
 
 
-def extract_ktap(console: str) -> str:
-	"""The KTAP lines of the kernel's console output (see ktap.ktap_lines)."""
-	return ktap.text(ktap.ktap_lines(console))
-
-
 # What the kernel's checkers print when they find something: WARN_ON()
 # ("WARNING: CPU: ..."), lockdep and RCU lockdep ("WARNING: possible
 # circular locking dependency detected", "WARNING: suspicious RCU usage"),

@@ -46,17 +46,6 @@ def test_parse_kunit_json_rejects_bad_input(text: str, message: str) -> None:
 		runner.parse_kunit_json(text)
 
 
-def test_extract_ktap_strips_console_prefix() -> None:
-	console = ('[    0.1] booting\n'
-		   '[    0.2] KTAP version 1\n'
-		   '[    0.2] 1..1\n'
-		   '[    0.3] ok 1 suite\n'
-		   'reboot: System halted\n'
-		   'after the end\n')
-	assert runner.extract_ktap(console) == 'KTAP version 1\n1..1\nok 1 suite\n'
-	assert runner.extract_ktap('no tests here\n') == ''
-
-
 def test_run_result_ok_and_summary(tmp_path: Path) -> None:
 	P, F, S = runner.Status.PASS, runner.Status.FAIL, runner.Status.SKIP
 	r = runner.RunResult(0, [runner.CaseResult('a', P),
@@ -69,9 +58,9 @@ def test_run_result_ok_and_summary(tmp_path: Path) -> None:
 
 
 def test_kernel_warnings_during_tests_fail_the_run(tmp_path: Path) -> None:
-	ktap = runner.extract_ktap((PASS_RUN / 'console.log').read_text())
-	assert runner.kernel_complaints(ktap) == [], 'boot warnings are not ours'
-	noisy = ktap.replace('    # Subtest: mm_swap_readahead\n',
+	text = ktap.text(ktap.ktap_lines((PASS_RUN / 'console.log').read_text()))
+	assert runner.kernel_complaints(text) == [], 'boot warnings are not ours'
+	noisy = text.replace('    # Subtest: mm_swap_readahead\n',
 			     '    # Subtest: mm_swap_readahead\n'
 			     'WARNING: CPU: 0 PID: 78 at mm/swap_state.c:120 x+0x1/0x2\n'
 			     'BUG: Bad page state in process kunit_try_catch  pfn:1234\n'
