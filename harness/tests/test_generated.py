@@ -184,57 +184,6 @@ def test_a_mutants_run_is_quiet_once_and_stopped_at_the_timeout(
 	assert list(plain.kunit_args) == ['--raw_output']
 
 
-class _Tree:
-	"""What jobs.baseline() asks of a prepared tree."""
-	def __init__(self, root: Path) -> None:
-		self.src = root
-		self.prepared = 0
-
-	def locked(self):
-		import contextlib
-		return contextlib.nullcontext()
-
-	def prepare(self, overlay, extra=(), refresh_source=False) -> None:
-		assert not extra
-		self.prepared += 1
-
-	def build_dir(self, key: str) -> Path:
-		return self.src / f'build-{key}'
-
-
-@pytest.mark.parametrize('result, why', [
-	(runner.RunResult(1, [runner.CaseResult('s.a', P),
-			      runner.CaseResult('s.b', F)], Path()),
-	 '1 tests failed'),
-	(runner.RunResult(0, [runner.CaseResult('s.a', P)], Path(),
-			  complaints=['WARNING: suspicious RCU usage']),
-	 'WARNING: suspicious RCU usage'),
-	(runner.RunResult(2, [], Path(), error='the kernel did not build'),
-	 'the kernel did not build'),
-])
-def test_baseline_that_does_not_pass_measures_nothing(
-		tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-		result: runner.RunResult, why: str) -> None:
-	"""Without a passing baseline every mutant would look killed: the
-	run stops with a one-line error that says why."""
-	from mmkunit import jobs, request
-	from mmkunit.session import HarnessError, Session
-	monkeypatch.setattr(jobs.runner, 'configure', lambda *a: None)
-	monkeypatch.setattr(jobs.runner, 'run_kunit', lambda *a, **k: result)
-	s = Session(request.Source(cache=tmp_path))
-	with pytest.raises(HarnessError) as e:
-		jobs.baseline(s, _Tree(tmp_path), runner.RunOptions())
-	assert f'the suites do not pass without a mutant ({why};' in \
-		str(e.value)
-	assert '\n' not in str(e.value)
-	good = runner.RunResult(0, [runner.CaseResult('s.a', P)], tmp_path,
-				booted=True)
-	monkeypatch.setattr(jobs.runner, 'run_kunit', lambda *a, **k: good)
-	tree = _Tree(tmp_path)
-	assert jobs.baseline(s, tree, runner.RunOptions()) is good
-	assert tree.prepared == 1
-
-
 def test_changed_lines_and_moved_lines() -> None:
 	diff = ('diff --git a/mm/x.c b/mm/x.c\n--- a/mm/x.c\n+++ b/mm/x.c\n'
 		'@@ -3,0 +4,2 @@\n+new\n+new2\n@@ -9 +11 @@\n-old\n+changed\n')
