@@ -1,28 +1,34 @@
 # SPDX-License-Identifier: GPL-2.0
-"""run_kunit.sh: the command line, parsed into one request (request.py)
-that plan.py runs."""
+"""run_kunit.sh: the table of commands (each one's options, the request
+they are parsed into (request.py) and the handler that runs it), the
+command line parsed by it, and the harness's errors as exit codes."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import re
 import resource
 import signal
 import sys
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import (Any, Callable, Dict, Generic, List, Optional, Sequence,
+		    Tuple, Type, TypeVar)
 
+from mmkunit import commits
+from mmkunit import deps
+from mmkunit import fixes
 from mmkunit import kernels
+from mmkunit import lint
+from mmkunit import overlay as ov
 from mmkunit import plan
 from mmkunit import progress
+from mmkunit import selftest
 from mmkunit.request import (
-	Build, CheckRequest, CoverageRequest, ExportRequest,
+	EXIT_ERROR, Build, CheckRequest, CoverageRequest, ExportRequest,
 	FixesRequest, LintRequest, MutantsRequest, PrepareRequest,
 	ReplayRequest, Request, RunRequest, Scale, SelftestRequest, Source)
-
-COMMANDS = ('run', 'prepare', 'export', 'lint', 'mutants', 'replay', 'fixes',
-	    'coverage', 'selftest', 'check')
 
 DESCRIPTION = """\
 Build a kernel with the project's mm KUnit suites and run them. The default
@@ -40,7 +46,7 @@ def _common(p: argparse.ArgumentParser, tree_opts: bool = True) -> None:
 		p.add_argument('--tree', choices=list(kernels.KERNELS),
 			       help='which Debian kernel (linux-source-X.Y) to '
 			       f'build (default: {kernels.DEFAULT}; for fixes, '
-			       f'{" and ".join(plan.FIXES_TREES)} in turn)')
+			       f'{" and ".join(fixes.FIXES_TREES)} in turn)')
 		p.add_argument('--kernel', type=Path, metavar='DIR',
 			       help='use this kernel tree instead of a Debian '
 			       'kernel; it is only read, the overlay goes onto '
@@ -56,7 +62,7 @@ def _workers(p: argparse.ArgumentParser, what: str) -> None:
 		       'the extra trees are copies of the first, made once')
 
 
-def _run_opts(p: argparse.ArgumentParser) -> None:
+def _build_opts(p: argparse.ArgumentParser) -> None:
 	p.add_argument('--arch', default='um',
 		       help='kunit.py --arch: um (default, UML) or x86_64 (QEMU)')
 	p.add_argument('--jobs', type=int, default=os.cpu_count() or 1,
@@ -75,18 +81,14 @@ def _run_opts(p: argparse.ArgumentParser) -> None:
 		       'cache in CACHE/ccache or $MM_KUNIT_CCACHE_DIR)')
 
 
-def build_parser() -> argparse.ArgumentParser:
-	parser = argparse.ArgumentParser(
-		prog='run_kunit.sh', description=DESCRIPTION,
-		formatter_class=argparse.RawDescriptionHelpFormatter)
-	sub = parser.add_subparsers(dest='command', metavar='COMMAND',
-				    title='commands (default: run)')
-
-	p = sub.add_parser('run', help='build and run the suites (default)',
-			   description='Prepare the tree, build and run the suites. '
-			   'Arguments after -- go to kunit.py run.')
+def _with_build(p: argparse.ArgumentParser) -> None:
+	"""The options of a command that builds and runs the suites."""
 	_common(p)
-	_run_opts(p)
+	_build_opts(p)
+
+
+def _run_args(p: argparse.ArgumentParser) -> None:
+	_with_build(p)
 	p.add_argument('--in-place', action='store_true',
 		       help='with --kernel: apply the overlay into DIR itself '
 		       'and build there')
@@ -109,19 +111,16 @@ def build_parser() -> argparse.ArgumentParser:
 		       help='which suites/tests to run, as kunit.py\'s '
 		       'filter_glob, e.g. "mm_swap_readahead.swap_vma*"')
 
-	p = sub.add_parser('prepare', help='prepare the tree only',
-			   description='Prepare the tree and print its path. With '
-			   '--kernel DIR --in-place, apply the overlay into DIR so '
-			   'that kunit.py can be run there directly.')
+
+def _prepare_args(p: argparse.ArgumentParser) -> None:
 	_common(p)
 	p.add_argument('--in-place', action='store_true',
 		       help='with --kernel: apply the overlay into DIR itself')
 	p.add_argument('--without', action='append', default=[], metavar='PATCH',
 		       help='leave this patch of the series out (repeatable)')
 
-	p = sub.add_parser('export', help='write the series for git am',
-			   description='Write the series as git format-patch '
-			   'files that `git am` applies onto the kernel tree.')
+
+def _export_args(p: argparse.ArgumentParser) -> None:
 	_common(p)
 	p.add_argument('-o', '--output', type=Path, default=Path('series-out'),
 		       help='output directory (default: %(default)s)')
@@ -140,19 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
 		       help='rewrite kernel/patches so that each patch carries '
 		       'the test files it adds as kernel/ has them (lint checks)')
 
-	p = sub.add_parser('lint', help='checkpatch and git am check',
-			   description='Export the series, run scripts/checkpatch.pl '
-			   '--strict on each patch and check that `git am` applies '
-			   'it onto the kernel tree.')
-	_common(p)
 
-	p = sub.add_parser('mutants', help='run the mutant matrix',
-			   description='Apply each mutant of kernel/mutants on top '
-			   'of the series, build incrementally, run the suites and '
-			   'print which tests failed. Exits non-zero if a mutant '
-			   'survives or does not build.')
-	_common(p)
-	_run_opts(p)
+def _mutants_args(p: argparse.ArgumentParser) -> None:
+	_with_build(p)
 	_workers(p, 'mutants')
 	p.add_argument('--generated', action='store_true',
 		       help='mutants generated from the source of the pinned '
@@ -177,54 +166,19 @@ def build_parser() -> argparse.ArgumentParser:
 		       '--generated, only these functions, or mutant ids '
 		       '(function:line:column:operator, or the start of one)')
 
-	p = sub.add_parser('replay', help='mmap access patterns on four builds',
-			   description='Replay the scenarios of one scale on the '
-			   'kernel without the mmap_miss change, without each '
-			   'half of it, and with it (7.3: its reverts; --tree '
-			   '6.12: its own patches); write what each read as '
-			   'tables, a CSV and a PNG, and check the bounds of the '
-			   'scenario table (docs/replay.md).')
-	_common(p)
-	_run_opts(p)
+
+def _replay_args(p: argparse.ArgumentParser) -> None:
+	_with_build(p)
 	p.add_argument('--scale', choices=[s.value for s in Scale],
 		       default=Scale.SMALL.value,
 		       help='small (default, seconds) or seed (the proposal\'s '
 		       'setup: a 20 GiB file, an 8 GiB guest; minutes)')
 	_workers(p, 'the builds')
 
-	p = sub.add_parser('fixes', help='which fixes an older kernel lacks',
-			   description='Build the suites on an older kernel through '
-			   'the port of the series in kernel/compat/X.Y and hold '
-			   'the results against its list of expected failures '
-			   '(kernel/compat/X.Y/expected): each listed test must '
-			   'fail, every other must pass. Prints the fixes the '
-			   'kernel lacks; exits non-zero if the run differs from '
-			   'the list.')
-	_common(p)
-	_run_opts(p)
 
-	p = sub.add_parser('coverage', help='coverage of the pinned functions',
-			   description='Build the suites with UML\'s gcov '
-			   '(kunit-configs/um-coverage.config), run them, and '
-			   'print the line and branch coverage of each function '
-			   'in kernel/pinned, with the branches not taken; '
-			   'writes lcov\'s HTML into the results directory.')
-	_common(p)
-	_run_opts(p)
-
-	p = sub.add_parser('selftest', help='the harness\'s own tests and mypy',
-			   description='Run the harness\'s own tests with pytest; '
-			   'no kernel is built.')
+def _selftest_args(p: argparse.ArgumentParser) -> None:
 	_common(p, tree_opts=False)
 	p.add_argument('pytest_args', nargs='*')
-
-	p = sub.add_parser('check', help='everything CI runs',
-			   description='selftest, lint, run, mutants, replay and '
-			   'fixes (UML), then run and the x86_64-only mutants '
-			   '(x86_64), in that order; exits non-zero if any fails.')
-	_common(p)
-	_run_opts(p)
-	return parser
 
 
 def _shard(text: str) -> Tuple[int, int]:
@@ -248,39 +202,148 @@ def _build(a: argparse.Namespace) -> Build:
 		     kunit_args=tuple(a.kunit_args))
 
 
+def _run_request(a: argparse.Namespace, src: Source) -> RunRequest:
+	return RunRequest(src, _build(a), in_place=a.in_place,
+			  without=tuple(a.without), each_commit=a.each_commit,
+			  bisect=a.bisect, repeat=a.repeat,
+			  filter_glob=a.filter_glob)
+
+
+def _export_request(a: argparse.Namespace, src: Source) -> ExportRequest:
+	return ExportRequest(src, output=a.output, author=a.from_,
+			     local=a.local, refresh=a.refresh, base=a.base)
+
+
+def _mutants_request(a: argparse.Namespace, src: Source) -> MutantsRequest:
+	return MutantsRequest(src, _build(a), workers=a.workers,
+			      mutants=tuple(a.mutant), generated=a.generated,
+			      in_diff=a.in_diff, sample=a.sample, seed=a.seed,
+			      shard=a.shard, merge=tuple(a.merge))
+
+
+R = TypeVar('R', bound=Request)
+
+
+@dataclasses.dataclass(frozen=True)
+class Command(Generic[R]):
+	"""A command: what --help says of it, its options, the request they
+	are parsed into and the handler that runs that request."""
+	kind: Type[R]
+	help: str
+	description: str
+	options: Callable[[argparse.ArgumentParser], None]
+	request: Callable[[argparse.Namespace, Source], R]
+	handler: Callable[[R], int]
+	# Whether it takes arguments for kunit.py run, after --.
+	kunit_args: bool = False
+
+
+# Every command, in the order --help lists them.
+COMMANDS: Dict[str, Command[Any]] = {
+	'run': Command(
+		RunRequest, 'build and run the suites (default)',
+		'Prepare the tree, build and run the suites. Arguments after '
+		'-- go to kunit.py run.',
+		_run_args, _run_request, plan.run_handler, kunit_args=True),
+	'prepare': Command(
+		PrepareRequest, 'prepare the tree only',
+		'Prepare the tree and print its path. With --kernel DIR '
+		'--in-place, apply the overlay into DIR so that kunit.py can be '
+		'run there directly.',
+		_prepare_args,
+		lambda a, src: PrepareRequest(src, in_place=a.in_place,
+					      without=tuple(a.without)),
+		plan.prepare_handler),
+	'export': Command(
+		ExportRequest, 'write the series for git am',
+		'Write the series as git format-patch files that `git am` '
+		'applies onto the kernel tree.',
+		_export_args, _export_request, plan.export_handler),
+	'lint': Command(
+		LintRequest, 'checkpatch and git am check',
+		'Export the series, run scripts/checkpatch.pl --strict on each '
+		'patch and check that `git am` applies it onto the kernel tree.',
+		_common, lambda a, src: LintRequest(src), lint.lint_handler),
+	'mutants': Command(
+		MutantsRequest, 'run the mutant matrix',
+		'Apply each mutant of kernel/mutants on top of the series, build '
+		'incrementally, run the suites and print which tests failed. '
+		'Exits non-zero if a mutant survives or does not build.',
+		_mutants_args, _mutants_request, plan.mutants_handler,
+		kunit_args=True),
+	'replay': Command(
+		ReplayRequest, 'mmap access patterns on four builds',
+		'Replay the scenarios of one scale on the kernel without the '
+		'mmap_miss change, without each half of it, and with it (7.3: '
+		'its reverts; --tree 6.12: its own patches); write what each '
+		'read as tables, a CSV and a PNG, and check the bounds of the '
+		'scenario table (docs/replay.md).',
+		_replay_args,
+		lambda a, src: ReplayRequest(src, _build(a), scale=Scale(a.scale),
+					     workers=a.workers),
+		plan.replay_handler),
+	'fixes': Command(
+		FixesRequest, 'which fixes an older kernel lacks',
+		'Build the suites on an older kernel through the port of the '
+		'series in kernel/compat/X.Y and hold the results against its '
+		'list of expected failures (kernel/compat/X.Y/expected): each '
+		'listed test must fail, every other must pass. Prints the fixes '
+		'the kernel lacks; exits non-zero if the run differs from the '
+		'list.',
+		_with_build, lambda a, src: FixesRequest(src, _build(a)),
+		fixes.fixes_handler),
+	'coverage': Command(
+		CoverageRequest, 'coverage of the pinned functions',
+		'Build the suites with UML\'s gcov '
+		'(kunit-configs/um-coverage.config), run them, and print the '
+		'line and branch coverage of each function in kernel/pinned, '
+		'with the branches not taken; writes lcov\'s HTML into the '
+		'results directory.',
+		_with_build, lambda a, src: CoverageRequest(src, _build(a)),
+		plan.coverage_handler),
+	'selftest': Command(
+		SelftestRequest, 'the harness\'s own tests and mypy',
+		'Run the harness\'s own tests with pytest; no kernel is built.',
+		_selftest_args,
+		lambda a, src: SelftestRequest(
+			src, pytest_args=tuple(a.pytest_args)),
+		selftest.selftest_handler),
+	'check': Command(
+		CheckRequest, 'everything CI runs',
+		'selftest, lint, run, mutants, replay and fixes (UML), then run '
+		'and the x86_64-only mutants (x86_64), in that order; exits '
+		'non-zero if any fails.',
+		_with_build, lambda a, src: CheckRequest(src, _build(a)),
+		lambda r: plan.check_handler(r, execute), kunit_args=True),
+}
+
+# Which command a request is of, for execute().
+_BY_KIND: Dict[type, Command[Any]] = {c.kind: c for c in COMMANDS.values()}
+
+
+def build_parser() -> argparse.ArgumentParser:
+	parser = argparse.ArgumentParser(
+		prog='run_kunit.sh', description=DESCRIPTION,
+		formatter_class=argparse.RawDescriptionHelpFormatter)
+	sub = parser.add_subparsers(dest='command', metavar='COMMAND',
+				    title='commands (default: run)')
+	for name, c in COMMANDS.items():
+		c.options(sub.add_parser(name, help=c.help,
+					 description=c.description))
+	return parser
+
+
 def to_request(a: argparse.Namespace) -> Request:
 	"""The request the parsed command line stands for."""
-	src = _source(a)
-	if a.command == 'run':
-		return RunRequest(src, _build(a), in_place=a.in_place,
-				  without=tuple(a.without),
-				  each_commit=a.each_commit, bisect=a.bisect,
-				  repeat=a.repeat, filter_glob=a.filter_glob)
-	if a.command == 'prepare':
-		return PrepareRequest(src, in_place=a.in_place,
-				      without=tuple(a.without))
-	if a.command == 'export':
-		return ExportRequest(src, output=a.output, author=a.from_,
-				     local=a.local, refresh=a.refresh,
-				     base=a.base)
-	if a.command == 'lint':
-		return LintRequest(src)
-	if a.command == 'mutants':
-		return MutantsRequest(src, _build(a), workers=a.workers,
-				      mutants=tuple(a.mutant),
-				      generated=a.generated, in_diff=a.in_diff,
-				      sample=a.sample, seed=a.seed,
-				      shard=a.shard, merge=tuple(a.merge))
-	if a.command == 'replay':
-		return ReplayRequest(src, _build(a), scale=Scale(a.scale),
-				     workers=a.workers)
-	if a.command == 'fixes':
-		return FixesRequest(src, _build(a))
-	if a.command == 'coverage':
-		return CoverageRequest(src, _build(a))
-	if a.command == 'selftest':
-		return SelftestRequest(src, pytest_args=tuple(a.pytest_args))
-	return CheckRequest(src, _build(a))
+	req: Request = COMMANDS[a.command].request(a, _source(a))
+	return req
+
+
+def execute(req: Request) -> int:
+	"""Runs one request with its command's handler; returns the command's
+	exit code."""
+	code: int = _BY_KIND[type(req)].handler(req)
+	return code
 
 
 def parse_args(argv: Sequence[str]) -> Request:
@@ -294,7 +357,7 @@ def parse_args(argv: Sequence[str]) -> Request:
 	parser = build_parser()
 	args = parser.parse_args(argv)
 	args.kunit_args = extra
-	if extra and args.command not in ('run', 'mutants', 'check'):
+	if extra and not COMMANDS[args.command].kunit_args:
 		parser.error(f'{args.command} takes no kunit.py arguments')
 	given = [o for o, v in (('--tree', getattr(args, 'tree', None)),
 				('--kernel', getattr(args, 'kernel', None)),
@@ -332,4 +395,27 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 	req = parse_args(sys.argv[1:] if argv is None else argv)
 	build = getattr(req, 'build', None)
 	progress.set_quiet(bool(build and build.quiet))
-	return plan.main(req)
+	return _run(req)
+
+
+def _run(req: Request) -> int:
+	"""execute(req), with each error the harness expects printed as one
+	line and turned into its exit code (git bisect's, with --bisect)."""
+	bisect = isinstance(req, RunRequest) and req.bisect
+	setup_error = commits.BISECT_ABORT if bisect else EXIT_ERROR
+	try:
+		return execute(req)
+	except deps.MissingDependencies as e:
+		print(f'mm-kunit: {e}', file=sys.stderr)
+		return setup_error
+	except ov.PatchFailed as e:
+		# The series does not apply to this tree: for git bisect, a
+		# commit that cannot be tested.
+		print(f'mm-kunit: error: {e}', file=sys.stderr)
+		return commits.BISECT_SKIP if bisect else EXIT_ERROR
+	except plan.SETUP_ERRORS as e:
+		print(f'mm-kunit: error: {e}', file=sys.stderr)
+		return setup_error
+	except KeyboardInterrupt:
+		print('mm-kunit: interrupted', file=sys.stderr)
+		return 130

@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Which tests a tree lacking some fixes must fail: one list, one judge.
+"""Which tests a tree lacking some fixes must fail: one list, and each
+run held against it.
 
 Each overlay (kernel/, and each port kernel/compat/X.Y/) has an `expected`
 file. It names, for each fix, the tests that stand for it: a tree that
 lacks the fix must fail them, and a tree that has it must pass them. It
 also names the tests that cannot run on that overlay's kernel at all.
-Every other test must pass (or be skipped by the arch). judge() holds a
-run against the list; the before-fix trees of `mutants` and the older
-kernels of `fixes` are judged by it alike.
+Every other test must pass (or be skipped by the arch). hold_against()
+holds a run against the list; the before-fix trees of `mutants` and the
+older kernels of `fixes` are held against it alike.
 
 One entry per line ('#' starts a comment):
 
@@ -139,8 +140,8 @@ class Report:
 		return out
 
 
-def judge(cases: Sequence[CaseResult], entries: Sequence[Entry],
-	  lacking: Optional[Collection[str]] = None) -> Report:
+def hold_against(cases: Sequence[CaseResult], entries: Sequence[Entry],
+		 lacking: Optional[Collection[str]] = None) -> Report:
 	"""Holds a run's cases against the list, for a tree that lacks the
 	fixes named in lacking (None: every fix the list names)."""
 	judged: List[Judged] = []

@@ -345,11 +345,10 @@ def _options(s: Session, tree: trees.PreparedTree,
 	"""How a mutant's kernel is run: quietly, stopped after timeout, and
 	once (a crash kills the mutant; the tests after it need not run)."""
 	opts = s.with_accel(s.run_options(), tree)
-	opts.quiet = True
 	if timeout:
-		opts.kunit_args = [*opts.kunit_args, f'--timeout={timeout}']
-	opts.rerun_after_crash = False
-	return opts
+		opts = dataclasses.replace(
+			opts, kunit_args=[*opts.kunit_args, f'--timeout={timeout}'])
+	return dataclasses.replace(opts, quiet=True, rerun_after_crash=False)
 
 
 def mutant_timeout(arch: str, baseline: RunResult) -> int:

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from mmkunit import expected as ex
+from mmkunit import expected
 from mmkunit import jobs
 from mmkunit import overlay as ov
 from mmkunit import trees
@@ -28,8 +28,8 @@ from mmkunit.session import HarnessError, Session
 
 class Verdict(enum.Enum):
 	KILLED = 'killed'
-	SURVIVED = 'SURVIVED'
-	NO_RESULT = 'NO RESULT'  # did not build, or kunit.py gave no results
+	SURVIVED = 'survived'
+	NO_RESULT = 'no result'  # did not build, or kunit.py gave no results
 	NOT_HERE = 'not run on this arch or configuration'
 
 
@@ -79,7 +79,8 @@ def not_here(mutant: ov.Patch, arch: str,
 	return MutantResult(mutant, Verdict.NOT_HERE, [], f'{where}: {why}')
 
 
-def judge(mutant: ov.Patch, result: RunResult) -> MutantResult:
+def judge_mutant(mutant: ov.Patch, result: RunResult) -> MutantResult:
+	"""What a run with the mutant says of it: killed if a test failed."""
 	failed = [c.name for c in result.failed]
 	# A skipped test cannot fail: only the tests that ran count.
 	cases = [c.name for c in result.cases if c.status != Status.SKIP]
@@ -122,7 +123,7 @@ def format_matrix(results: Sequence[MutantResult]) -> str:
 		slowest = max(timed, key=lambda r: r.seconds or 0.0)
 		lines.append(f'slowest mutant: {slowest.mutant.name} '
 			     f'({slowest.seconds:.0f} s)')
-	lines.append(f'mutants: {killed} passed, '
+	lines.append(f'mutants: {killed} killed, '
 		     f'{len(results) - killed - skipped} failed, {skipped} skipped')
 	return '\n'.join(lines)
 
@@ -155,20 +156,20 @@ class BeforeFixResult:
 	"""A tree that lacks some fixes must fail exactly the tests that the
 	expected list names for them (expected.py), and pass all others."""
 	tree: ov.BeforeFix
-	report: ex.Report
+	report: expected.Report
 	detail: str = ''
 
 	@property
 	def ok(self) -> bool:
 		return (not self.detail and self.report.ok and
-			any(j.verdict == ex.Verdict.LACKS_FIX
+			any(j.verdict == expected.Verdict.LACKS_FIX
 			    for j in self.report.judged))
 
 
-def judge_before_fix(tree: ov.BeforeFix, entries: Sequence[ex.Entry],
+def judge_before_fix(tree: ov.BeforeFix, entries: Sequence[expected.Entry],
 		     result: RunResult) -> BeforeFixResult:
-	r = BeforeFixResult(tree, ex.judge(result.cases, entries,
-					   lacking=tree.lacking))
+	r = BeforeFixResult(tree, expected.hold_against(
+		result.cases, entries, lacking=tree.lacking))
 	if result.error or not result.cases:
 		r.detail = result.error or 'no test ran'
 	return r
@@ -177,19 +178,19 @@ def judge_before_fix(tree: ov.BeforeFix, entries: Sequence[ex.Entry],
 def format_before_fix(results: Sequence[BeforeFixResult]) -> str:
 	lines = ['', 'Before-fix trees (a tree without a fix must fail '
 		 'exactly the tests that need it)']
-	failed = (ex.Verdict.LACKS_FIX, ex.Verdict.UNEXPECTED_FAIL,
-		  ex.Verdict.CRASHED)
+	failed = (expected.Verdict.LACKS_FIX, expected.Verdict.UNEXPECTED_FAIL,
+		  expected.Verdict.CRASHED)
 	for r in results:
 		verdict = 'ok' if r.ok else 'WRONG'
 		lines.append(f'  {r.tree.label}: {verdict}')
 		for j in r.report.judged:
 			if j.verdict in failed:
-				mark = {ex.Verdict.UNEXPECTED_FAIL: '  (unexpected)',
-					ex.Verdict.CRASHED: '  (crashed)'}
+				mark = {expected.Verdict.UNEXPECTED_FAIL: '  (unexpected)',
+					expected.Verdict.CRASHED: '  (crashed)'}
 				lines.append(f'      - {j.case.name}'
 					     f'{mark.get(j.verdict, "")}')
 		for j in r.report.judged:
-			if j.verdict == ex.Verdict.UNEXPECTED_PASS:
+			if j.verdict == expected.Verdict.UNEXPECTED_PASS:
 				lines.append(f'      + {j.case.name}  (passed, but '
 					     'needs the fix)')
 		for e in r.report.unmatched:
@@ -217,8 +218,8 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 	before_fix = s.overlay.before_fix_trees() if full else []
 	for bf in before_fix:
 		ov.stage(s.overlay.without(bf.without), tree.source, bf.extra)
-	opts = s.with_accel(s.run_options(), tree)
-	opts.quiet = True
+	opts = dataclasses.replace(s.with_accel(s.run_options(), tree),
+				   quiet=True)
 	started = time.monotonic()
 
 	def run(t: trees.PreparedTree, overlay: ov.Overlay,
@@ -232,7 +233,7 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 	def mutant_job(m: ov.Patch) -> jobs.Job:
 		if not runs_on(m, arch, config):
 			return lambda t: not_here(m, arch, config)
-		return lambda t: judge(
+		return lambda t: judge_mutant(
 			m, run(t, s.overlay, [m], f'mutant {Path(m.name).stem}'))
 
 	def before_fix_job(bf: ov.BeforeFix) -> jobs.Job:

@@ -32,7 +32,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from mmkunit import expected as ex
+from mmkunit.expected import Entry, Kind, load_expected
 
 # Directories of kernel/ that are not copied into the tree as files.
 _NON_FILE_DIRS = ('patches', 'mutants', 'reverts', 'compat', 'kunit-configs')
@@ -235,10 +235,10 @@ class Overlay:
 					   'in the series')
 		return names
 
-	def expected(self) -> List[ex.Entry]:
+	def expected(self) -> List[Entry]:
 		"""The list of the tests each fix stands for (expected.py)."""
 		path = self.root / 'expected'
-		return ex.load_expected(path) if path.is_file() else []
+		return load_expected(path) if path.is_file() else []
 
 	def fixes(self) -> Dict[str, Tuple[str, ...]]:
 		"""The patches of the series that are fixes, in the order the
@@ -246,7 +246,7 @@ class Overlay:
 		names = {p.name for p in self.patches}
 		fixes: Dict[str, Tuple[str, ...]] = {}
 		for e in self.expected():
-			if e.kind == ex.Kind.FAILS and e.why.endswith('.patch'):
+			if e.kind == Kind.FAILS and e.why.endswith('.patch'):
 				if e.why not in names:
 					raise OverlayError(f'{e.where}: {e.why} is not '
 							   'in the series')
@@ -256,7 +256,7 @@ class Overlay:
 	def reverts(self) -> List[Patch]:
 		"""reverts/*.patch, each with a "Reverts: FIX ..." line naming
 		the fixes of the expected list it takes out."""
-		named = {e.why for e in self.expected() if e.kind == ex.Kind.FAILS}
+		named = {e.why for e in self.expected() if e.kind == Kind.FAILS}
 		out = [Patch.from_file(p)
 		       for p in sorted((self.root / 'reverts').glob('*.patch'))]
 		for p in out:

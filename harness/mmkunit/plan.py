@@ -1,22 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Runs a request: dependencies, tree, overlay, accelerator, kunit.py,
-reports, in that order. `check` is a list of requests run in turn."""
+"""The handlers of the commands without a module of their own (lint,
+fixes and selftest have theirs): run, prepare, export, mutants, replay and
+coverage, each making the Session its request asks for and calling what
+does the work (runs.py, commits.py, export.py, mutants.py, generated.py,
+replay.py, coverage.py); and check, whose steps are requests of the other
+commands, run in turn. SETUP_ERRORS: the errors that are no test's."""
 
 from __future__ import annotations
 
 import dataclasses
-import os
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
-from typing import Dict, Optional
+from typing import Callable, Dict, Optional
 
 from mmkunit import commits
 from mmkunit import coverage
 from mmkunit import deps
-from mmkunit import export as ex
+from mmkunit import export
 from mmkunit import expected
+from mmkunit import fixes
 from mmkunit import generated
 from mmkunit import kernels
 from mmkunit import mutants as mu
@@ -25,32 +26,25 @@ from mmkunit import replay
 from mmkunit import runs
 from mmkunit import runner
 from mmkunit import trees
-from mmkunit import workflow
 from mmkunit.request import (
 	EXIT_ERROR, EXIT_OK, EXIT_TESTS_FAILED, Build, CheckRequest,
-	CoverageRequest,
-	ExportRequest, FixesRequest, LintRequest, MutantsRequest,
-	PrepareRequest, ReplayRequest, Request, RunRequest, Scale,
-	SelftestRequest)
-from mmkunit.session import KERNEL_DIR, REPO, HarnessError, Session
-
-# Who signs the series `lint` checks: the same on every machine.
-LINT_IDENTITY = ex.Identity('mm-kunit lint', 'lint@mm-kunit.example.org')
+	CoverageRequest, ExportRequest, FixesRequest, LintRequest,
+	MutantsRequest, PrepareRequest, ReplayRequest, Request, RunRequest,
+	Scale, SelftestRequest)
+from mmkunit.session import HarnessError, Session
 
 # The port `check` runs beside the default kernel, and replays at a
 # benchmark's scale (its own mmap_miss patches left out in turn).
 PORT_TREE = '6.12'
-# The older kernels `fixes` runs unless told otherwise.
-FIXES_TREES = ('6.12', '6.1')
 
 # What stops a command before or beside its tests: the setup, not a test.
 SETUP_ERRORS = (HarnessError, ov.OverlayError, trees.TreeError,
-		ex.ExportError, kernels.FetchError, runner.ConfigError,
+		export.ExportError, kernels.FetchError, runner.ConfigError,
 		runner.StaleKernelError, replay.ReplayError,
 		expected.ExpectedError)
 
 
-def run(req: RunRequest) -> int:
+def run_handler(req: RunRequest) -> int:
 	s = Session(req.source, req.build, req.without)
 	if req.each_commit and req.source.kernel:
 		return commits.each_commit(s, req.source.kernel, req.each_commit,
@@ -61,7 +55,7 @@ def run(req: RunRequest) -> int:
 	return EXIT_OK if result.ok else EXIT_TESTS_FAILED
 
 
-def prepare(req: PrepareRequest) -> int:
+def prepare_handler(req: PrepareRequest) -> int:
 	s = Session(req.source, without=req.without)
 	s.ensure_deps()
 	with s.prepared(req.in_place) as (_, src):
@@ -73,18 +67,18 @@ def prepare(req: PrepareRequest) -> int:
 	return EXIT_OK
 
 
-def export(req: ExportRequest) -> int:
+def export_handler(req: ExportRequest) -> int:
 	s = Session(req.source)
 	s.ensure_deps()
 	if req.refresh:
-		for p in ex.refresh(s.overlay, s.source_tree()):
+		for p in export.refresh(s.overlay, s.source_tree()):
 			print(f'mm-kunit: refreshed {p}')
 		return EXIT_OK
-	who = ex.user_identity(req.author)
+	who = export.user_identity(req.author)
 	base = req.base
 	if not base and req.source.kernel:
 		base = trees.clean_head(req.source.kernel)
-	out = ex.export(s.overlay, s.source_tree(), req.output, who,
+	out = export.export(s.overlay, s.source_tree(), req.output, who,
 			local=req.local, base=base)
 	for p in out:
 		print(p)
@@ -99,107 +93,21 @@ def export(req: ExportRequest) -> int:
 	return EXIT_OK
 
 
-def lint(req: LintRequest) -> int:
-	s = Session(req.source)
-	s.ensure_deps()
-	tree = s.source_tree()
-	with tempfile.TemporaryDirectory(prefix='mm-kunit-lint-') as tmp:
-		report = ex.lint(s.overlay, tree, Path(tmp), LINT_IDENTITY)
-		names = sorted(p.name for p in Path(tmp).rglob('*.patch'))
-	for name in names:
-		status = 'FAIL' if name in report.checkpatch else 'ok'
-		print(f'checkpatch --strict: {status}: {name}')
-		if name in report.checkpatch:
-			print('  ' + report.checkpatch[name].replace('\n', '\n  '))
-		if name in report.maintainers:
-			print('  new files already in MAINTAINERS: ' +
-			      report.maintainers[name])
-	print('git am onto ' + str(tree) + ': ' +
-	      ('ok' if not report.am_error else 'FAIL\n  ' + report.am_error))
-	print('the series carries kernel/\'s test files: ' +
-	      ('ok' if not report.stale else 'FAIL\n  ' +
-	       '\n  '.join(report.stale) +
-	       '\n  (./run_kunit.sh export --refresh writes them in)'))
-	found = workflow.zizmor_findings(s.cache, req.source.install)
-	print(f'zizmor --offline {workflow.WORKFLOW.relative_to(REPO)}: ' +
-	      ('ok' if not found else 'FAIL\n  ' + found))
-	failed = (len(report.checkpatch) + bool(report.am_error)
-		  + bool(report.stale) + bool(found))
-	print(f'lint: {len(names) + 3 - failed} passed, {failed} failed')
-	return EXIT_OK if not failed else EXIT_TESTS_FAILED
+def mutants_handler(req: MutantsRequest) -> int:
+	if req.merge:
+		return generated.merge(req.merge)
+	if req.generated:
+		return generated.run_generated(Session(req.source, req.build), req)
+	return mu.run_matrix(Session(req.source, req.build), req)
 
 
-def fixes(req: FixesRequest) -> int:
-	"""Runs the suites on each older kernel (or the one given), through
-	its port of the series, and holds the results against the port's
-	list of expected failures."""
-	src = req.source
-	if src.names_kernel:
-		return _fixes_on(Session(src, req.build))
-	rcs = [_fixes_on(Session(src, req.build, tree=tree))
-	       for tree in FIXES_TREES]
-	return max(rcs)
+def replay_handler(req: ReplayRequest) -> int:
+	return replay.run_replay(Session(req.source, req.build), req)
 
 
-def _fixes_on(s: Session) -> int:
-	"""fixes on one kernel. A port that carries fixes of its own as
-	patches (the 6.12 port's mmap_miss patches) is built without them:
-	the kernel as it is must fail the tests its list names for them."""
-	# The list that goes with the port the run applies.
-	root = s.overlay.root
-	listed = root / 'expected'
-	if root.resolve() == KERNEL_DIR.resolve() or not listed.is_file():
-		ports = sorted(p.name for p in (KERNEL_DIR / 'compat').glob('*')
-			       if (p / 'expected').is_file())
-		raise HarnessError(
-			f'no port of the series to {s.version or "this kernel"} '
-			f'with a list of expected failures ({listed}); ports: '
-			f'{", ".join(ports) or "none"}')
-	if s.build.arch != 'um':
-		raise HarnessError('the lists of expected failures are worked out '
-				   'for UML; fixes runs --arch um only')
-	entries = s.overlay.expected()
-	own = sorted({e.why for e in entries if e.kind == expected.Kind.FAILS} &
-		     {p.name for p in s.overlay.patches})
-	if own:
-		s = Session(s.source, s.build, own, tree=s.kernel.series)
-	# Relative to the repository, unless $MM_KUNIT_OVERLAY is elsewhere.
-	shown = root.relative_to(REPO) if root.is_relative_to(REPO) else root
-	print(f'mm-kunit: {s.version} through {shown}' +
-	      (f', without {", ".join(own)}' if own else ''))
-	result = runs.run_suites(s)
-	if result.untestable:
-		return EXIT_ERROR
-	report = expected.judge(result.cases, entries)
-	print(f'\nFixes {s.version} lacks, by the tests that stand for them '
-	      f'({shown / "expected"}):')
-	for line in report.lines():
-		print(line)
-	print(f'fixes: {"as expected" if report.ok else "NOT as expected"}')
-	return EXIT_OK if report.ok else EXIT_TESTS_FAILED
-
-
-def selftest(req: SelftestRequest) -> int:
-	s = Session(req.source)
-	install = req.source.install
-	deps.ensure(deps.SELFTEST + deps.BUILD, allow_install=install)
-	pypi = deps.ensure_pypi(
-		deps.SELFTEST_PYPI,
-		s.cache / f'python{sys.version_info[0]}.{sys.version_info[1]}',
-		allow_install=install)
-	path = os.pathsep.join(filter(None, [str(pypi),
-					     os.environ.get('PYTHONPATH')]))
-	env = dict(os.environ, PYTHONPATH=path)
-	# The harness's type hints, checked strictly.
-	mypy = subprocess.run([sys.executable, '-m', 'mypy', '--strict',
-			       '--cache-dir', str(s.cache / 'mypy-cache'),
-			       str(REPO / 'harness' / 'mmkunit'),
-			       str(REPO / 'harness' / 'benchmark.py')],
-			      cwd=REPO, env=env).returncode
-	cmd = [sys.executable, '-m', 'pytest', '-q', str(REPO / 'harness' / 'tests')]
-	tests = subprocess.run(cmd + list(req.pytest_args), cwd=REPO,
-			       env=env).returncode
-	return tests or mypy
+def coverage_handler(req: CoverageRequest) -> int:
+	return coverage.run_coverage(Session(req.source, dataclasses.replace(
+		req.build, config=coverage.CONFIG)))
 
 
 def check_steps(req: CheckRequest) -> Dict[str, Request]:
@@ -245,19 +153,22 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 		f'replay {PORT_TREE} um seed': ReplayRequest(
 			port, on('um'), scale=Scale.SEED, workers=1),
 	})
-	for tree in FIXES_TREES:
+	for tree in fixes.FIXES_TREES:
 		steps[f'fixes {tree} um'] = FixesRequest(
 			dataclasses.replace(src, tree=tree), on('um'))
 	return steps
 
 
-def check(req: CheckRequest) -> int:
+def check_handler(req: CheckRequest,
+		  execute: Callable[[Request], int]) -> int:
+	"""Runs check's steps in turn with execute (cli.py's, which runs a
+	request with its command's handler)."""
 	steps = check_steps(req)
 	outcome: Dict[str, int] = {}
 	# Install everything first: the selftests run the harness too.
 	Session(req.source, req.build).ensure_deps(
 		deps.SELFTEST, deps.X86_64, deps.REPLAY, deps.COVERAGE,
-		*(deps.kernel_source(kernels.KERNELS[t]) for t in FIXES_TREES))
+		*(deps.kernel_source(kernels.KERNELS[t]) for t in fixes.FIXES_TREES))
 	for name, step in steps.items():
 		print(f'\n=== check: {name} ===', flush=True)
 		try:
@@ -271,55 +182,3 @@ def check(req: CheckRequest) -> int:
 	failed = sum(1 for rc in outcome.values() if rc != 0)
 	print(f'check: {len(outcome) - failed} passed, {failed} failed')
 	return EXIT_OK if not failed else EXIT_TESTS_FAILED
-
-
-def execute(req: Request) -> int:
-	"""Runs one request; returns the command's exit code."""
-	if isinstance(req, RunRequest):
-		return run(req)
-	if isinstance(req, PrepareRequest):
-		return prepare(req)
-	if isinstance(req, ExportRequest):
-		return export(req)
-	if isinstance(req, LintRequest):
-		return lint(req)
-	if isinstance(req, MutantsRequest):
-		if req.merge:
-			return generated.merge(req.merge)
-		if req.generated:
-			return generated.run_generated(
-				Session(req.source, req.build), req)
-		return mu.run_matrix(Session(req.source, req.build), req)
-	if isinstance(req, ReplayRequest):
-		return replay.run_replay(Session(req.source, req.build), req)
-	if isinstance(req, FixesRequest):
-		return fixes(req)
-	if isinstance(req, SelftestRequest):
-		return selftest(req)
-	if isinstance(req, CoverageRequest):
-		return coverage.run_coverage(Session(req.source, dataclasses.replace(
-			req.build, config=coverage.CONFIG)))
-	return check(req)
-
-
-def main(req: Request) -> int:
-	"""execute(req), with each error the harness expects printed as one
-	line and turned into its exit code (git bisect's, with --bisect)."""
-	bisect = isinstance(req, RunRequest) and req.bisect
-	setup_error = commits.BISECT_ABORT if bisect else EXIT_ERROR
-	try:
-		return execute(req)
-	except deps.MissingDependencies as e:
-		print(f'mm-kunit: {e}', file=sys.stderr)
-		return setup_error
-	except ov.PatchFailed as e:
-		# The series does not apply to this tree: for git bisect, a
-		# commit that cannot be tested.
-		print(f'mm-kunit: error: {e}', file=sys.stderr)
-		return commits.BISECT_SKIP if bisect else EXIT_ERROR
-	except SETUP_ERRORS as e:
-		print(f'mm-kunit: error: {e}', file=sys.stderr)
-		return setup_error
-	except KeyboardInterrupt:
-		print('mm-kunit: interrupted', file=sys.stderr)
-		return 130

@@ -244,7 +244,7 @@ def summary(vs: Sequence[Verdict], full: str) -> str:
 	return '\n'.join(out)
 
 
-def judge(vs: Sequence[Verdict], full: str) -> List[str]:
+def wrong_bounds(vs: Sequence[Verdict], full: str) -> List[str]:
 	"""What is wrong with the verdicts: the build with the whole change
 	(full) must hold every bound; a build with only part of it must fail
 	every RP_SAVES bound (either half alone leaves the misses cancelled
@@ -360,12 +360,13 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	if not table_rows:
 		raise ReplayError(f'{SCENARIOS}: no {req.scale.value} scenario')
 	opts = s.run_options(filter_glob=SUITES[req.scale])
-	opts.kconfig_add = [KCONFIG]
+	kconfig_add = [KCONFIG]
 	if any(HUNG_TASK in c.read_text().splitlines() for c in opts.kunitconfigs):
-		opts.kconfig_add.append(NO_HUNG_TASK)
+		kconfig_add.append(NO_HUNG_TASK)
+	opts = dataclasses.replace(opts, kconfig_add=kconfig_add)
 	if req.scale is Scale.SEED:
-		opts.memory = memory(table_rows)
-		opts.timeout = SEED_TIMEOUT
+		opts = dataclasses.replace(opts, memory=memory(table_rows),
+					   timeout=SEED_TIMEOUT)
 	base = s.results_dir(f'{s.build.arch}-replay-{req.scale.value}')
 	labels = builds(s.overlay)
 	tree = s.prepared_tree()
@@ -424,7 +425,7 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	if len(labels) > 1 and not failed:
 		vs = verdicts(rows, table_rows, labels[0].label)
 		print(summary(vs, labels[-1].label))
-		wrong = judge(vs, labels[-1].label)
+		wrong = wrong_bounds(vs, labels[-1].label)
 		for w in wrong:
 			print(f'mm-kunit: replay: {w}')
 	print(f'mm-kunit: replay took {time.monotonic() - started:.0f} s')

@@ -138,11 +138,6 @@ _ELAPSED = re.compile(r'Elapsed time: [0-9.]+s total, [0-9.]+s configuring, '
 		      r'([0-9.]+)s building')
 
 
-def extract_ktap(console: str) -> str:
-	"""The KTAP lines of the kernel's console output (see ktap.ktap_lines)."""
-	return ktap.text(ktap.ktap_lines(console))
-
-
 # What the kernel's checkers print when they find something: WARN_ON()
 # ("WARNING: CPU: ..."), lockdep and RCU lockdep ("WARNING: possible
 # circular locking dependency detected", "WARNING: suspicious RCU usage"),
@@ -162,8 +157,9 @@ def kernel_complaints(ktap: str) -> List[str]:
 		(_KERNEL_COMPLAINT.search(line) for line in ktap.splitlines()) if m]
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class RunOptions:
+	"""How kunit.py is run; a variant is made with dataclasses.replace()."""
 	arch: str = 'um'
 	filter_glob: Optional[str] = None
 	kunit_args: Sequence[str] = ()
@@ -344,66 +340,102 @@ def _run_once(tree: Path, build_dir: Path, opts: RunOptions,
 	json_path = results_dir / 'results.json'
 	json_path.unlink(missing_ok=True)
 	(build_dir / 'test.log').unlink(missing_ok=True)
+	kunit_out = results_dir / 'kunit.out'
 	build_seconds: Optional[float] = None
-	with open(results_dir / 'kunit.out', 'w') as out:
+	with open(kunit_out, 'w') as out:
 		if prebuilt_config:
-			make = ['make', f'ARCH={opts.arch}', f'O={build_dir}',
-				f'--jobs={opts.jobs}', *opts.make_options]
-			started = time.monotonic()
-			if _stream(make, tree, out, opts.quiet, opts.env,
-				   build_dir) != 0:
+			build_seconds = _make(tree, build_dir, opts, out)
+			if build_seconds is None:
 				return RunResult(2, [], results_dir,
 						 error='the kernel did not build; see '
-						 f'{results_dir / "kunit.out"}'), []
-			build_seconds = time.monotonic() - started
-		if opts.memory and opts.arch == 'um':
-			returncode = _boot_uml(tree, build_dir, opts, json_path,
-					       out, build=not (prebuilt_config
-							       or exec_only))
-		else:
-			returncode = _stream(
-				kunit_command(tree, build_dir, opts, json_path,
-					      'exec' if prebuilt_config or exec_only
-					      else 'run'),
-				tree, out, opts.quiet, opts.env, build_dir)
+						 f'{kunit_out}'), []
+		returncode = _run_kernel(tree, build_dir, opts, json_path, out,
+					 build=not (prebuilt_config or exec_only))
 	result = RunResult(returncode, [], results_dir)
-	m = _ELAPSED.search((results_dir / 'kunit.out').read_text(errors='replace'))
+	m = _ELAPSED.search(kunit_out.read_text(errors='replace'))
 	result.build_seconds = float(m.group(1)) if m else build_seconds
-	console = build_dir / 'test.log'
-	lines: List[ktap.KtapLine] = []
-	if console.is_file():
-		shutil.copyfile(console, results_dir / 'console.log')
-		text = console.read_text(errors='replace')
-		check_booted(build_dir, text, opts.env)
-		lines = ktap.ktap_lines(text)
-		text = ktap.text(lines)
-		(results_dir / 'ktap.log').write_text(text)
-		result.complaints = kernel_complaints(text)
-		result.booted = bool(lines)
-		if ktap.kernel_lines_inside(lines) and json_path.is_file():
-			clean = ktap.without_kernel_lines(lines)
-			# Parse again without the kernel's lines, which can
-			# garble kunit.py's reading of a suite header.
-			kept = results_dir / 'ktap-parsed.log'
-			kept.write_text(ktap.text(clean))
-			with open(results_dir / 'kunit.out', 'a') as out:
-				result.kunit_returncode = _stream(
-					[sys.executable, str(tree / KUNIT_PY), 'parse',
-					 f'--json={json_path}', str(kept)],
-					tree, out, True)
+	lines = _read_console(tree, build_dir, opts, json_path, result)
 	if not json_path.is_file():
 		result.error = (f'kunit.py exited {returncode} without results '
-				f'(see {results_dir / "kunit.out"})')
+				f'(see {kunit_out})')
 		return result, lines
+	_read_cases(json_path, lines, result)
+	return result, lines
+
+
+def _make(tree: Path, build_dir: Path, opts: RunOptions,
+	  out: Any) -> Optional[float]:
+	"""Builds the kernel of a configured build_dir with plain make; the
+	seconds it took, or None if it did not build."""
+	make = ['make', f'ARCH={opts.arch}', f'O={build_dir}',
+		f'--jobs={opts.jobs}', *opts.make_options]
+	started = time.monotonic()
+	if _stream(make, tree, out, opts.quiet, opts.env, build_dir) != 0:
+		return None
+	return time.monotonic() - started
+
+
+def _run_kernel(tree: Path, build_dir: Path, opts: RunOptions,
+		json_path: Path, out: Any, build: bool) -> int:
+	"""Runs the kernel of build_dir, built first if build: kunit.py run
+	(or exec), or, for UML with opts.memory, _boot_uml(). Returns
+	kunit.py's exit code."""
+	if opts.memory and opts.arch == 'um':
+		return _boot_uml(tree, build_dir, opts, json_path, out, build)
+	return _stream(kunit_command(tree, build_dir, opts, json_path,
+				     'run' if build else 'exec'),
+		       tree, out, opts.quiet, opts.env, build_dir)
+
+
+def _read_console(tree: Path, build_dir: Path, opts: RunOptions,
+		  json_path: Path, result: RunResult) -> List[ktap.KtapLine]:
+	"""The KTAP lines of the kernel's console (build_dir/test.log), if it
+	printed one. Keeps it as console.log and its KTAP as ktap.log in the
+	results directory, notes the kernel's warnings and whether it booted
+	in result, and has kunit.py parse the KTAP again without the
+	kernel's lines if it has some inside (_reparse())."""
+	console = build_dir / 'test.log'
+	if not console.is_file():
+		return []
+	results_dir = result.results_dir
+	shutil.copyfile(console, results_dir / 'console.log')
+	text = console.read_text(errors='replace')
+	check_booted(build_dir, text, opts.env)
+	lines = ktap.ktap_lines(text)
+	text = ktap.text(lines)
+	(results_dir / 'ktap.log').write_text(text)
+	result.complaints = kernel_complaints(text)
+	result.booted = bool(lines)
+	if ktap.kernel_lines_inside(lines) and json_path.is_file():
+		result.kunit_returncode = _reparse(tree, lines, json_path,
+						   results_dir)
+	return lines
+
+
+def _reparse(tree: Path, lines: Sequence[ktap.KtapLine], json_path: Path,
+	     results_dir: Path) -> int:
+	"""kunit.py parse of the KTAP without the kernel's lines, which can
+	garble kunit.py's reading of a suite header, kept as ktap-parsed.log;
+	rewrites json_path. Returns kunit.py's exit code."""
+	kept = results_dir / 'ktap-parsed.log'
+	kept.write_text(ktap.text(ktap.without_kernel_lines(lines)))
+	with open(results_dir / 'kunit.out', 'a') as out:
+		return _stream([sys.executable, str(tree / KUNIT_PY), 'parse',
+				f'--json={json_path}', str(kept)], tree, out, True)
+
+
+def _read_cases(json_path: Path, lines: Sequence[ktap.KtapLine],
+		result: RunResult) -> None:
+	"""result's cases from kunit.py's JSON, each with its KTAP; or, if
+	there are none, why."""
 	try:
 		result.cases = with_ktap(parse_kunit_json(json_path.read_text()),
 					 ktap.ktap_cases(lines))
 	except ResultsError as e:
 		result.error = str(e)
-		return result, lines
+		return
 	if not result.cases:
 		result.error = 'no test ran (does the filter match any test?)'
-	return result, lines
 
 
 def _boot_uml(tree: Path, build_dir: Path, opts: RunOptions,

@@ -5,7 +5,6 @@ overlay, the kernel tree, and the options kunit.py is run with."""
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime
 import json
 import os
@@ -16,7 +15,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from mmkunit import deps
 from mmkunit import kernels
-from mmkunit import kvm
+from mmkunit import options
 from mmkunit import overlay as ov
 from mmkunit import progress
 from mmkunit import reports
@@ -188,6 +187,9 @@ class Session:
 
 	def run_options(self, filter_glob: Optional[str] = None
 			) -> runner.RunOptions:
+		"""kunit.py's options (options.run_options), with the arch's
+		kunitconfig and the configuration's, the port's own if it has
+		them; HarnessError for a configuration there is no file of."""
 		b = self.build
 		configs = [self.config_file(f'{b.arch}.config')]
 		if b.config:
@@ -199,44 +201,19 @@ class Session:
 					f'no {extra.name} in {KUNIT_CONFIGS} (configs for '
 					f'{b.arch}: {", ".join(known) or "none"})')
 			configs.append(extra)
-		qemu_args = self.config_file(f'{b.arch}.qemu_args')
-		# Boot options that go with a configuration: ARCH[-NAME].kernel_args.
-		kernel_args = [arg for c in configs
-			       for f in [c.with_suffix('.kernel_args')] if f.is_file()
-			       for arg in f.read_text().split()]
-		cc = runner.RunOptions()
-		if b.ccache:
-			cc = runner.ccache_options(
-				Path(os.environ.get('MM_KUNIT_CCACHE_DIR') or
-				     self.cache / 'ccache'))
-		return runner.RunOptions(
-			arch=b.arch, filter_glob=filter_glob,
-			kunit_args=list(b.kunit_args), jobs=b.jobs,
-			kunitconfigs=[c for c in configs if c.is_file()],
-			qemu_args=(' '.join(qemu_args.read_text().split())
-				   if qemu_args.is_file() else ''),
-			kernel_args=kernel_args, quiet=b.quiet,
-			make_options=cc.make_options, env={**cc.env, **self.env})
+		return options.run_options(
+			b, configs, self.config_file(f'{b.arch}.qemu_args'),
+			self.cache, self.env, filter_glob)
 
 	def with_accel(self, opts: runner.RunOptions,
 		       tree: trees.PreparedTree) -> runner.RunOptions:
-		"""QEMU runs use KVM if it really works here (kvm.py), else TCG."""
+		"""QEMU runs use KVM if it really works here, else TCG
+		(options.with_accel); other runs are left as they are."""
 		if opts.arch != 'x86_64':
 			return opts
-		image = tree.build_dir(self.build_key) / 'arch/x86/boot/bzImage'
-		usable, why = kvm.kvm_works(
-			self.cache, image,
-			extra=('-bios', 'qboot.rom', *opts.qemu_args.split()))
-		progress.progress('QEMU with KVM' if usable
-				  else f'QEMU with TCG ({why})')
-		qemu_args = ' '.join(
-			['-accel', 'kvm' if usable else 'tcg', opts.qemu_args]).strip()
-		env = opts.env
-		if not usable:
-			env = {**env, 'PATH': kvm.tcg_only_path(
-				self.cache, 'qemu-system-x86_64',
-				env.get('PATH') or os.environ.get('PATH', os.defpath))}
-		return dataclasses.replace(opts, qemu_args=qemu_args, env=env)
+		return options.with_accel(
+			opts, self.cache,
+			tree.build_dir(self.build_key) / 'arch/x86/boot/bzImage')
 
 	def report_context(self, source: Path,
 			   opts: runner.RunOptions) -> reports.Context:

@@ -9,12 +9,13 @@ kernel build.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Tuple
+from typing import List, Tuple
 
 import pytest
 
@@ -246,3 +247,82 @@ def test_run_reparses_without_interleaved_kernel_lines(
 	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c2'),
 		    '--no-install', env=env_for(overlay_dir, PASS_RUN))
 	assert not (results_dir(p.stdout) / 'ktap-parsed.log').exists()
+
+
+def test_each_command_parses_into_its_request() -> None:
+	"""Each command's options go into the fields of its own request, and
+	the ones it is not given keep the request's defaults."""
+	from mmkunit import cli
+	from mmkunit.request import (
+		Build, CheckRequest, CoverageRequest, ExportRequest,
+		FixesRequest, LintRequest, MutantsRequest, PrepareRequest,
+		ReplayRequest, RunRequest, Scale, SelftestRequest, Source)
+	src = Source(cache=Path('c'), install=False)
+	common = ['--cache', 'c', '--no-install']
+	build = Build(arch='x86_64', jobs=3, results=Path('r'), quiet=True,
+		      config='debug', ccache=False)
+	build_opts = ['--arch', 'x86_64', '--jobs', '3', '--results', 'r', '-q',
+		      '--config', 'debug', '--no-ccache']
+	one = Build(jobs=1)
+	cases = [
+		(['f*', '--kernel', 'k', '--in-place', '--without', 'a.patch',
+		  '--without', 'b.patch', '--bisect', '--repeat', '4', *common,
+		  *build_opts, '--', '--timeout=9'],
+		 RunRequest(Source(cache=Path('c'), install=False,
+				   kernel=Path('k')),
+			    Build(arch='x86_64', jobs=3, results=Path('r'),
+				  quiet=True, config='debug', ccache=False,
+				  kunit_args=('--timeout=9',)),
+			    in_place=True, without=('a.patch', 'b.patch'),
+			    bisect=True, repeat=4, filter_glob='f*')),
+		(['run', '--kernel', 'k', '--each-commit', 'A..B', *common,
+		  '--jobs', '1'],
+		 RunRequest(Source(cache=Path('c'), install=False,
+				   kernel=Path('k')), one, each_commit='A..B')),
+		(['prepare', '--tree', '6.1', '--without', 'x.patch', *common],
+		 PrepareRequest(Source(cache=Path('c'), install=False,
+				       tree='6.1'), without=('x.patch',))),
+		(['export', '-o', 'o', '--from', 'A <a@b>', '--local', '--refresh',
+		  '--base', 'a' * 40, *common],
+		 ExportRequest(src, output=Path('o'), author='A <a@b>',
+			       local=True, refresh=True, base='a' * 40)),
+		(['lint', *common], LintRequest(src)),
+		(['mutants', '--generated', '--in-diff', 'A..B', '--sample', '5',
+		  '--seed', '3', '--shard', '1/4', '--workers', '3', 'f', 'g',
+		  *common, *build_opts],
+		 MutantsRequest(src, build, workers=3, mutants=('f', 'g'),
+				generated=True, in_diff='A..B', sample=5, seed=3,
+				shard=(1, 4))),
+		(['mutants', '--merge', 'a.json', 'b.json', *common, '--jobs', '1'],
+		 MutantsRequest(src, one, merge=(Path('a.json'), Path('b.json')))),
+		(['replay', '--scale', 'seed', '--workers', '1', *common,
+		  *build_opts],
+		 ReplayRequest(src, build, scale=Scale.SEED, workers=1)),
+		(['fixes', *common, *build_opts], FixesRequest(src, build)),
+		(['coverage', *common, *build_opts], CoverageRequest(src, build)),
+		(['selftest', *common, 'harness/tests/test_cli.py'],
+		 SelftestRequest(src, pytest_args=('harness/tests/test_cli.py',))),
+		(['check', *common, *build_opts, '--', '--timeout=9'],
+		 CheckRequest(src, dataclasses.replace(
+			 build, kunit_args=('--timeout=9',)))),
+	]
+	for argv, want in cases:
+		assert cli.parse_args(argv) == want, argv
+
+
+@pytest.mark.parametrize('argv, message', [
+	(['export', '--', '--timeout=9'], 'export takes no kunit.py arguments'),
+	(['replay', '--', '--timeout=9'], 'replay takes no kunit.py arguments'),
+	(['selftest', '--tree', '6.1'], 'unrecognized arguments: --tree'),
+	(['lint', '--arch', 'um'], 'unrecognized arguments: --arch um'),
+	(['mutants', '--shard', '4/4'], 'want K/N with 0 <= K < N, got 4/4'),
+	(['--tree', '6.1', '--kernel', 'k'], '--tree and --kernel: give one'),
+])
+def test_a_command_rejects_what_it_does_not_take(
+		argv: List[str], message: str,
+		capsys: pytest.CaptureFixture[str]) -> None:
+	from mmkunit import cli
+	with pytest.raises(SystemExit) as e:
+		cli.parse_args(argv)
+	assert e.value.code == 2
+	assert message in capsys.readouterr().err

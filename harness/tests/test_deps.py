@@ -74,3 +74,11 @@ def test_file_requirement(tmp_path: Path) -> None:
 	assert deps.missing([req]) == ['linux-source-6.12']
 	(tmp_path / 'x.tar.xz').write_text('')
 	assert deps.missing([req]) == []
+
+
+def test_source_for() -> None:
+	assert deps.source_for(Path('/usr/src/linux-source-6.1.tar.xz')) == (
+		deps.Requirement('linux-source-6.1',
+				 path=Path('/usr/src/linux-source-6.1.tar.xz')),)
+	assert deps.source_for(Path('/tmp/linux-source-6.1.tar.xz')) == ()
+	assert deps.source_for(Path('/usr/src/linux-6.1.tar.gz')) == ()

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The expected list and its one judge (expected.py): for an older
-kernel's port, as `fixes` runs it end to end on the fake tree, and for the
-series' before-fix trees."""
+"""The expected list and the runs held against it (expected.py), and the
+6.1 port's list against the suites."""
 
 from __future__ import annotations
 
@@ -10,8 +9,7 @@ from typing import List
 
 import pytest
 
-from conftest import REPO, make_kernel_tree, run_cli
-from mmkunit import deps
+from conftest import REPO
 from mmkunit import expected as fx
 from mmkunit import overlay as ov
 from mmkunit.runner import CaseResult, Status
@@ -49,8 +47,8 @@ def test_parse_expected_rejects(line: str, message: str) -> None:
 		fx.parse_expected('\n' + line, 'x')
 
 
-def test_judge_as_expected() -> None:
-	report = fx.judge(cases(('s.fix_a_1', F), ('s.fix_a_2', S),
+def test_hold_against_as_expected() -> None:
+	report = fx.hold_against(cases(('s.fix_a_1', F), ('s.fix_a_2', S),
 				('s.fix_b_test.row one', F),
 				('s.fix_b_test.row two', P),
 				('s.needs_device_test', F), ('s.other', P),
@@ -83,69 +81,31 @@ def test_judge_as_expected() -> None:
 	# A stale entry: it names no test of the run.
 	((('s.fix_a_1', F),), '"s.fix_b_test.row one" names no test of this run'),
 ])
-def test_judge_not_as_expected(results, complaint: str) -> None:
-	report = fx.judge(cases(*results), fx.parse_expected(EXPECTED))
+def test_hold_against_not_as_expected(results, complaint: str) -> None:
+	report = fx.hold_against(cases(*results), fx.parse_expected(EXPECTED))
 	assert not report.ok
 	assert any(complaint in line for line in report.lines()), report.lines()
 
 
-def test_judge_no_results_is_not_ok() -> None:
-	assert not fx.judge([], []).ok
+def test_hold_against_no_results_is_not_ok() -> None:
+	assert not fx.hold_against([], []).ok
 
 
-def test_judge_a_tree_that_lacks_some_fixes() -> None:
+def test_hold_against_a_tree_that_lacks_some_fixes() -> None:
 	"""Tests of a fix the tree has must pass; a pattern covers rows."""
 	entries = fx.parse_expected(EXPECTED)
-	report = fx.judge(cases(('s.fix_a_1.row', F), ('s.fix_b_test.row one', P),
+	report = fx.hold_against(cases(('s.fix_a_1.row', F), ('s.fix_b_test.row one', P),
 				('s.needs_device_x', F), ('s.other', P)),
 			  entries, lacking=['fix A'])
 	assert report.ok, report.lines()
 	assert [j.verdict for j in report.judged] == [
 		fx.Verdict.LACKS_FIX, fx.Verdict.PASSED, fx.Verdict.UNSUPPORTED,
 		fx.Verdict.PASSED]
-	report = fx.judge(cases(('s.fix_a_1', F), ('s.fix_b_test.row one', F)),
+	report = fx.hold_against(cases(('s.fix_a_1', F), ('s.fix_b_test.row one', F)),
 			  entries, lacking=['fix A'])
 	assert not report.ok
 	assert '  FAILED, expected to pass: s.fix_b_test.row one' in \
 		report.lines()
-
-
-def test_overlay_patch_may_edit_a_file_an_earlier_line_adds(
-		tmp_path: Path) -> None:
-	tree = make_kernel_tree(tmp_path / 'linux')
-	root = tmp_path / 'port'
-	(root / 'patches').mkdir(parents=True)
-	(root / 'mm/tests').mkdir(parents=True)
-	(root / 'mm/tests/t.h').write_text('a = new;\n')
-	(root / 'expected').write_text('fails | x | y\n')
-	(root / 'patches/0001-add.patch').write_text(
-		'diff --git a/mm/foo.c b/mm/foo.c\n--- a/mm/foo.c\n+++ b/mm/foo.c\n'
-		'@@ -1,2 +1,3 @@\n // SPDX-License-Identifier: GPL-2.0\n'
-		'+#include "tests/t.h"\n #include <linux/mm.h>\n')
-	(root / 'patches/0002-edit.patch').write_text(
-		'diff --git a/mm/tests/t.h b/mm/tests/t.h\n--- a/mm/tests/t.h\n'
-		'+++ b/mm/tests/t.h\n@@ -1 +1 @@\n-a = new;\n+a = old;\n')
-	(root / 'patches/series').write_text(
-		'0001-add.patch mm/tests/t.h\n0002-edit.patch\n')
-	overlay = ov.Overlay.load(root)
-	# `expected` is about the port, not a file for the tree.
-	assert overlay.files == ('mm/tests/t.h',)
-	files = ov.stage(overlay, tree)
-	assert files['mm/tests/t.h'] == b'a = old;\n'
-	assert b'tests/t.h' in files['mm/foo.c']
-
-
-def test_overlay_dir_picks_the_port(monkeypatch: pytest.MonkeyPatch) -> None:
-	from mmkunit import session
-	monkeypatch.delenv('MM_KUNIT_OVERLAY', raising=False)
-	assert session.overlay_dir('7.3.4') == REPO / 'kernel'
-	assert session.overlay_dir('6.12.117') == REPO / 'kernel/compat/6.12'
-	assert session.overlay_dir('6.1.192') == REPO / 'kernel/compat/6.1'
-	assert session.overlay_dir('6.1') == REPO / 'kernel/compat/6.1'
-	assert session.overlay_dir('5.15.1') == REPO / 'kernel'
-	assert session.overlay_dir('') == REPO / 'kernel'
-	monkeypatch.setenv('MM_KUNIT_OVERLAY', '/x')
-	assert session.overlay_dir('6.1.192') == Path('/x')
 
 
 def test_the_6_1_port_loads_and_lists_real_tests() -> None:
@@ -165,22 +125,3 @@ def test_the_6_1_port_loads_and_lists_real_tests() -> None:
 		suite, test = e.pattern.split('.')[:2]
 		assert f'"{suite}"' in sources, e
 		assert test.split('*')[0] in sources, e
-
-
-def test_source_for() -> None:
-	assert deps.source_for(Path('/usr/src/linux-source-6.1.tar.xz')) == (
-		deps.Requirement('linux-source-6.1',
-				 path=Path('/usr/src/linux-source-6.1.tar.xz')),)
-	assert deps.source_for(Path('/tmp/linux-source-6.1.tar.xz')) == ()
-	assert deps.source_for(Path('/usr/src/linux-6.1.tar.gz')) == ()
-
-
-def test_fixes_without_a_port_says_so(tmp_path: Path) -> None:
-	tree = make_kernel_tree(tmp_path / 'linux')
-	(tree / 'Makefile').write_text('VERSION = 5\nPATCHLEVEL = 15\n')
-	p = run_cli('fixes', '--kernel', str(tree), '--cache',
-		    str(tmp_path / 'c'), '--no-install',
-		    env={'MM_KUNIT_OVERLAY': ''})
-	assert p.returncode != 0
-	assert 'no port of the series to 5.15' in p.stderr
-	assert 'ports: 6.1, 6.12' in p.stderr

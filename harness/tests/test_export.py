@@ -11,18 +11,18 @@ from pathlib import Path
 import pytest
 
 from conftest import git, snapshot
-from mmkunit import export as ex
+from mmkunit import export
 from mmkunit import overlay as ov
 
 
-WHO = ex.Identity('A U Thor', 'author@example.org')
+WHO = export.Identity('A U Thor', 'author@example.org')
 
 
 def test_export_gives_git_am_series_with_new_files(
 		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
 	o = ov.Overlay.load(overlay_dir)
 	before = snapshot(kernel_tree)
-	out = ex.export(o, kernel_tree, tmp_path / 'out', WHO)
+	out = export.export(o, kernel_tree, tmp_path / 'out', WHO)
 	assert snapshot(kernel_tree) == before
 	assert [p.name for p in out] == ['0001-mm-foo-add-tests.patch']
 	text = out[0].read_text()
@@ -49,10 +49,10 @@ def test_export_gives_git_am_series_with_new_files(
 
 def test_export_writes_the_cover_letter(
 		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
-	(overlay_dir / 'patches' / ex.COVER_LETTER).write_text(
+	(overlay_dir / 'patches' / export.COVER_LETTER).write_text(
 		'mm/foo: tests\n\nWhat the series pins, and how to run it.\n')
 	o = ov.Overlay.load(overlay_dir)
-	out = ex.export(o, kernel_tree, tmp_path / 'out', WHO)
+	out = export.export(o, kernel_tree, tmp_path / 'out', WHO)
 	assert [p.name for p in out] == ['0000-cover-letter.patch',
 					 '0001-mm-foo-add-tests.patch']
 	cover = out[0].read_text()
@@ -60,19 +60,19 @@ def test_export_writes_the_cover_letter(
 	assert 'From: A U Thor <author@example.org>' in cover
 	assert 'What the series pins, and how to run it.' in cover
 	assert 'mm/foo: add tests' in cover  # the shortlog
-	assert ex.export(o, kernel_tree, tmp_path / 'lint', WHO,
+	assert export.export(o, kernel_tree, tmp_path / 'lint', WHO,
 			 cover_letter=False)[0].name == '0001-mm-foo-add-tests.patch'
 
 
 def test_user_identity(monkeypatch: pytest.MonkeyPatch) -> None:
-	assert ex.user_identity('A U Thor <author@example.org>') == WHO
-	with pytest.raises(ex.ExportError, match='Name <email>'):
-		ex.user_identity('author@example.org')
+	assert export.user_identity('A U Thor <author@example.org>') == WHO
+	with pytest.raises(export.ExportError, match='Name <email>'):
+		export.user_identity('author@example.org')
 	monkeypatch.setenv('GIT_CONFIG_GLOBAL', os.devnull)
 	monkeypatch.setenv('GIT_CONFIG_NOSYSTEM', '1')
 	monkeypatch.chdir('/')
-	with pytest.raises(ex.ExportError, match='git config user.name'):
-		ex.user_identity()
+	with pytest.raises(export.ExportError, match='git config user.name'):
+		export.user_identity()
 
 
 def test_export_names_patch_that_does_not_apply(
@@ -80,20 +80,20 @@ def test_export_names_patch_that_does_not_apply(
 	(kernel_tree / 'mm/Kconfig').write_text('rewritten\n')
 	with pytest.raises(ov.PatchFailed, match='0001-mm-foo-add-tests.patch does '
 			   'not apply to mm/Kconfig'):
-		ex.export(ov.Overlay.load(overlay_dir), kernel_tree, tmp_path / 'out',
+		export.export(ov.Overlay.load(overlay_dir), kernel_tree, tmp_path / 'out',
 			  WHO)
 
 
 def test_check_am_detects_difference(overlay_dir: Path, kernel_tree: Path,
 				     tmp_path: Path) -> None:
 	o = ov.Overlay.load(overlay_dir)
-	out = ex.export(o, kernel_tree, tmp_path / 'out', WHO)
+	out = export.export(o, kernel_tree, tmp_path / 'out', WHO)
 	expected = ov.stage(o, kernel_tree)
-	assert ex.check_am(kernel_tree, out, expected) == ''
+	assert export.check_am(kernel_tree, out, expected) == ''
 	expected['mm/foo.c'] += b'/* more */\n'
-	assert 'mm/foo.c differs' in ex.check_am(kernel_tree, out, expected)
+	assert 'mm/foo.c differs' in export.check_am(kernel_tree, out, expected)
 	(kernel_tree / 'mm/Kconfig').write_text('other\n')
-	assert 'git am' in ex.check_am(kernel_tree, out, {})
+	assert 'git am' in export.check_am(kernel_tree, out, {})
 
 
 def test_local_patches_stay_out_of_the_upstream_series(
@@ -113,10 +113,10 @@ def test_local_patches_stay_out_of_the_upstream_series(
 	(overlay_dir / 'patches/local').write_text('# ours\n0002-mm-foo-bench.patch\n')
 	o = ov.Overlay.load(overlay_dir)
 	assert o.local() == ['0002-mm-foo-bench.patch']
-	up = ex.export(o, kernel_tree, tmp_path / 'up', WHO)
+	up = export.export(o, kernel_tree, tmp_path / 'up', WHO)
 	assert [p.name for p in up] == ['0001-mm-foo-add-tests.patch']
 	assert 'foo_bench' not in up[0].read_text()
-	local = ex.export(o, kernel_tree, tmp_path / 'local', WHO, local=True)
+	local = export.export(o, kernel_tree, tmp_path / 'local', WHO, local=True)
 	assert [p.name for p in local] == ['0002-mm-foo-add-a-benchmark.patch']
 	assert 'new file mode' in local[0].read_text()
 	repo = tmp_path / 'repo'
@@ -140,17 +140,17 @@ def test_refresh_makes_each_patch_carry_its_new_files(
 	patch = overlay_dir / 'patches/0001-mm-foo-add-tests.patch'
 	header = patch.read_text().partition('\n\n')[0]
 	o = ov.Overlay.load(overlay_dir)
-	assert ex.stale_copies(o) == [
+	assert export.stale_copies(o) == [
 		'0001-mm-foo-add-tests.patch does not carry mm/tests/foo_kunit.h',
 		'0001-mm-foo-add-tests.patch does not carry mm/tests/.kunitconfig']
 
-	assert ex.refresh(o, kernel_tree) == [patch]
+	assert export.refresh(o, kernel_tree) == [patch]
 	text = patch.read_text()
 	assert text.partition('\n\n')[0] == header
 	assert '+++ b/mm/tests/foo_kunit.h\n@@ -0,0 +1 @@\n+/* tests of foo */\n' in text
 	o = ov.Overlay.load(overlay_dir)
-	assert ex.stale_copies(o) == []
-	assert ex.refresh(o, kernel_tree) == []
+	assert export.stale_copies(o) == []
+	assert export.refresh(o, kernel_tree) == []
 	# The copies are left out of what is applied: the files come from
 	# kernel/, once.
 	(o_patch,) = o.patches
@@ -160,7 +160,7 @@ def test_refresh_makes_each_patch_carry_its_new_files(
 		b'/* tests of foo */\n'
 
 	(overlay_dir / 'mm/tests/foo_kunit.h').write_text('/* edited */\n')
-	assert ex.stale_copies(ov.Overlay.load(overlay_dir)) == [
+	assert export.stale_copies(ov.Overlay.load(overlay_dir)) == [
 		'0001-mm-foo-add-tests.patch carries an old copy of '
 		'mm/tests/foo_kunit.h']
 

@@ -1,11 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """`mutants --generated`: classification, the table, the JSON and its
-merge, --in-diff's lines (generated.py), and TCE (tce.py)."""
+merge, --in-diff's lines (generated.py)."""
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,6 @@ import pytest
 from mmkunit import generated as gen
 from mmkunit import mutagen
 from mmkunit import runner
-from mmkunit import tce
 
 P, F, E = runner.Status.PASS, runner.Status.FAIL, runner.Status.ERROR
 
@@ -168,55 +166,24 @@ def test_timeout_is_five_baselines_and_at_least_the_minimum(
 		gen.MIN_TIMEOUT['x86_64']
 
 
-class _Tree:
-	"""What jobs.baseline() asks of a prepared tree."""
-	def __init__(self, root: Path) -> None:
-		self.src = root
-		self.prepared = 0
-
-	def locked(self):
-		import contextlib
-		return contextlib.nullcontext()
-
-	def prepare(self, overlay, extra=(), refresh_source=False) -> None:
-		assert not extra
-		self.prepared += 1
-
-	def build_dir(self, key: str) -> Path:
-		return self.src / f'build-{key}'
-
-
-@pytest.mark.parametrize('result, why', [
-	(runner.RunResult(1, [runner.CaseResult('s.a', P),
-			      runner.CaseResult('s.b', F)], Path()),
-	 '1 tests failed'),
-	(runner.RunResult(0, [runner.CaseResult('s.a', P)], Path(),
-			  complaints=['WARNING: suspicious RCU usage']),
-	 'WARNING: suspicious RCU usage'),
-	(runner.RunResult(2, [], Path(), error='the kernel did not build'),
-	 'the kernel did not build'),
-])
-def test_baseline_that_does_not_pass_measures_nothing(
-		tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-		result: runner.RunResult, why: str) -> None:
-	"""Without a passing baseline every mutant would look killed: the
-	run stops with a one-line error that says why."""
-	from mmkunit import jobs, request
-	from mmkunit.session import HarnessError, Session
-	monkeypatch.setattr(jobs.runner, 'configure', lambda *a: None)
-	monkeypatch.setattr(jobs.runner, 'run_kunit', lambda *a, **k: result)
-	s = Session(request.Source(cache=tmp_path))
-	with pytest.raises(HarnessError) as e:
-		jobs.baseline(s, _Tree(tmp_path), runner.RunOptions())
-	assert f'the suites do not pass without a mutant ({why};' in \
-		str(e.value)
-	assert '\n' not in str(e.value)
-	good = runner.RunResult(0, [runner.CaseResult('s.a', P)], tmp_path,
-				booted=True)
-	monkeypatch.setattr(jobs.runner, 'run_kunit', lambda *a, **k: good)
-	tree = _Tree(tmp_path)
-	assert jobs.baseline(s, tree, runner.RunOptions()) is good
-	assert tree.prepared == 1
+def test_a_mutants_run_is_quiet_once_and_stopped_at_the_timeout(
+		tmp_path: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""A mutant's kernel runs quietly, once (a crash kills the mutant),
+	and kunit.py stops it after the timeout, after the user's own
+	kunit.py arguments."""
+	from mmkunit import request
+	from mmkunit.session import Session
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
+	s = Session(request.Source(cache=tmp_path),
+		    request.Build(kunit_args=('--raw_output',)))
+	opts = gen._options(s, None, 45)
+	assert (opts.quiet, opts.rerun_after_crash) == (True, False)
+	assert list(opts.kunit_args) == ['--raw_output', '--timeout=45']
+	assert list(gen._options(s, None, 0).kunit_args) == ['--raw_output']
+	plain = s.run_options()
+	assert (plain.quiet, plain.rerun_after_crash) == (False, True)
+	assert list(plain.kunit_args) == ['--raw_output']
 
 
 def test_changed_lines_and_moved_lines() -> None:
@@ -240,59 +207,3 @@ def test_equivalent_list(tmp_path: Path) -> None:
 	(tmp_path / 'equivalent').write_text('f:1:2:ror:<=\n')
 	with pytest.raises(Exception, match='want "ID'):
 		gen.load_equivalent(tmp_path / 'equivalent')
-
-
-@pytest.mark.skipif(not shutil.which('gcc') or not shutil.which('objcopy'),
-		    reason='needs gcc and binutils')
-def test_tce_tells_same_code_from_different(tmp_path: Path) -> None:
-	"""The unit is compiled with its saved kbuild command; a change that
-	compiles to the same code is SAME, one that does not, DIFFERENT."""
-	src = tmp_path / 'src/mm'
-	src.mkdir(parents=True)
-	build = tmp_path / 'build/mm'
-	build.mkdir(parents=True)
-	c = src / 'x.c'
-	c.write_text('int f(int a)\n{\n\treturn a < 3 ? 1 : 0;\n}\n')
-	(build / '.x.o.cmd').write_text(
-		f'savedcmd_mm/x.o := gcc -Wp,-MMD,mm/.x.o.d -O2 -g -c -o mm/x.o {c}\n'
-		'\nsource_mm/x.o := x\n')
-	comparer = tce.Comparer(tmp_path / 'build')
-	comparer.original('mm/x.o')
-	c.write_text('int f(int a)\n{\n\treturn a <= 2 ? 1 : 0;\n}\n')
-	assert comparer.compare('mm/x.o')[0] == tce.Compiled.SAME
-	c.write_text('int f(int a)\n{\n\treturn a <= 3 ? 1 : 0;\n}\n')
-	assert comparer.compare('mm/x.o')[0] == tce.Compiled.DIFFERENT
-	c.write_text('int f(int a)\n{\n\treturn a <= ;\n}\n')
-	same, why = comparer.compare('mm/x.o')
-	assert same == tce.Compiled.FAILED and 'error' in why
-	assert not (build / 'x.o').exists()
-	comparer.close()
-
-
-
-@pytest.mark.skipif(not shutil.which('gcc') or not shutil.which('readelf'),
-		    reason='needs gcc and binutils')
-def test_tce_ignores_counters_in_local_names(tmp_path: Path) -> None:
-	"""A change that only shifts __COUNTER__, and so renames a later local
-	symbol, is SAME; a renamed global symbol is DIFFERENT."""
-	src = tmp_path / 'src/mm'
-	src.mkdir(parents=True)
-	build = tmp_path / 'build/mm'
-	build.mkdir(parents=True)
-	c = src / 'x.c'
-	unit = ('#define ID(a, b) a##b\n'
-		'#define NAMED(n) ID(counted_, n)\n'
-		'#define DEFINE(n, fn) static int NAMED(n) = 4; '
-		'int *fn(void) { return &NAMED(n); }\n'
-		'%s'
-		'DEFINE(__COUNTER__, %s)\n')
-	(build / '.x.o.cmd').write_text(
-		f'savedcmd_mm/x.o := gcc -Wp,-MMD,mm/.x.o.d -O2 -g -c -o mm/x.o {c}\n')
-	comparer = tce.Comparer(tmp_path / 'build')
-	c.write_text(unit % ('', 'f'))
-	comparer.original('mm/x.o')
-	c.write_text(unit % ('enum { SKIPPED = __COUNTER__ };\n', 'f'))
-	assert comparer.compare('mm/x.o')[0] == tce.Compiled.SAME
-	c.write_text(unit % ('', 'g'))
-	assert comparer.compare('mm/x.o')[0] == tce.Compiled.DIFFERENT
-	comparer.close()

@@ -44,6 +44,18 @@ def test_rows_are_not_tests() -> None:
 	assert ktap.complete(lines)
 
 
+def test_the_ktap_of_a_console_strips_its_prefixes() -> None:
+	console = ('[    0.1] booting\n'
+		   '[    0.2] KTAP version 1\n'
+		   '[    0.2] 1..1\n'
+		   '[    0.3] ok 1 suite\n'
+		   'reboot: System halted\n'
+		   'after the end\n')
+	assert ktap.text(ktap.ktap_lines(console)) == \
+		'KTAP version 1\n1..1\nok 1 suite\n'
+	assert ktap.text(ktap.ktap_lines('no tests here\n')) == ''
+
+
 def test_console_prefix_and_timestamps() -> None:
 	lines = ktap.ktap_lines(CONSOLE)
 	assert lines[0].text == 'KTAP version 1'

@@ -26,7 +26,7 @@ def test_a_crash_kills_and_is_marked(tmp_path: Path, overlay_dir: Path) -> None:
 				      runner.CaseResult('s.b', E),
 				      runner.CaseResult('s.c', F)], tmp_path,
 				  seconds=12.4)
-	r = mu.judge(m, result)
+	r = mu.judge_mutant(m, result)
 	assert r.verdict == mu.Verdict.KILLED
 	assert r.failed == ['s.b', 's.c'] and r.crashed == ['s.b']
 	text = mu.format_matrix([r])
@@ -37,9 +37,9 @@ def test_a_crash_kills_and_is_marked(tmp_path: Path, overlay_dir: Path) -> None:
 def test_the_matrix_names_its_slowest_mutant(tmp_path: Path,
 					      overlay_dir: Path) -> None:
 	m = _mutant(overlay_dir)
-	fast = mu.judge(m, runner.RunResult(1, [runner.CaseResult('a', F)],
+	fast = mu.judge_mutant(m, runner.RunResult(1, [runner.CaseResult('a', F)],
 					    tmp_path, seconds=3.0))
-	slow = mu.judge(dataclasses.replace(m, name='slow.patch'),
+	slow = mu.judge_mutant(dataclasses.replace(m, name='slow.patch'),
 			runner.RunResult(1, [runner.CaseResult('a', F)],
 					 tmp_path, seconds=41.6))
 	lines = mu.format_matrix([fast, slow]).splitlines()
@@ -52,21 +52,21 @@ def test_the_matrix_names_its_slowest_mutant(tmp_path: Path,
 def test_mutant_verdicts(tmp_path: Path, overlay_dir: Path) -> None:
 	m = ov.Overlay.load(overlay_dir).mutants()[0]
 	P, F = runner.Status.PASS, runner.Status.FAIL
-	killed = mu.judge(m, runner.RunResult(1, [runner.CaseResult('a', F)], tmp_path))
-	survived = mu.judge(m, runner.RunResult(0, [runner.CaseResult('a', P)], tmp_path))
-	broken = mu.judge(m, runner.RunResult(1, [], tmp_path, error='build failed'))
+	killed = mu.judge_mutant(m, runner.RunResult(1, [runner.CaseResult('a', F)], tmp_path))
+	survived = mu.judge_mutant(m, runner.RunResult(0, [runner.CaseResult('a', P)], tmp_path))
+	broken = mu.judge_mutant(m, runner.RunResult(1, [], tmp_path, error='build failed'))
 	assert killed.verdict == mu.Verdict.KILLED and killed.failed == ['a']
 	assert survived.verdict == mu.Verdict.SURVIVED
 	assert broken.verdict == mu.Verdict.NO_RESULT
 	text = mu.format_matrix([killed, survived, broken])
 	assert 'foo: returns x + 2' in text
-	assert text.splitlines()[-1] == 'mutants: 1 passed, 2 failed, 0 skipped'
+	assert text.splitlines()[-1] == 'mutants: 1 killed, 2 failed, 0 skipped'
 
 
 @pytest.mark.parametrize('run, args, code, verdict', [
 	(FAIL_RUN, ['foo-off-by-one'], 0, 'killed'),
-	(PASS_RUN, [], 1, 'SURVIVED'),
-	(PASS_RUN, ['foo-*'], 1, 'SURVIVED'),
+	(PASS_RUN, [], 1, 'survived'),
+	(PASS_RUN, ['foo-*'], 1, 'survived'),
 ])
 def test_mutants_command(overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
 			 run: Path, args: list, code: int, verdict: str) -> None:
@@ -117,14 +117,14 @@ def test_unguarded_lists_tests_no_mutant_fails(tmp_path: Path,
 					       overlay_dir: Path) -> None:
 	m = ov.Overlay.load(overlay_dir).mutants()[0]
 	P, F = runner.Status.PASS, runner.Status.FAIL
-	r1 = mu.judge(m, runner.RunResult(1, [runner.CaseResult('a', F),
+	r1 = mu.judge_mutant(m, runner.RunResult(1, [runner.CaseResult('a', F),
 					       runner.CaseResult('b', P),
 					       runner.CaseResult('c', P)], tmp_path))
-	r2 = mu.judge(m, runner.RunResult(1, [runner.CaseResult('a', P),
+	r2 = mu.judge_mutant(m, runner.RunResult(1, [runner.CaseResult('a', P),
 					       runner.CaseResult('b', F),
 					       runner.CaseResult('c', P)], tmp_path))
 	assert mu.unguarded([r1, r2]) == ['c']
-	skipped = mu.judge(m, runner.RunResult(1, [runner.CaseResult('a', F),
+	skipped = mu.judge_mutant(m, runner.RunResult(1, [runner.CaseResult('a', F),
 						    runner.CaseResult('s', runner.Status.SKIP)],
 					       tmp_path))
 	assert mu.unguarded([skipped]) == []
@@ -141,7 +141,7 @@ def test_mutant_limited_to_an_arch(tmp_path: Path, overlay_dir: Path) -> None:
 	assert r.verdict == mu.Verdict.NOT_HERE
 	assert 'um: Arch: x86_64 arm64 (SMP only)' in r.detail
 	assert mu.format_matrix([r]).splitlines()[-1] == \
-		'mutants: 0 passed, 0 failed, 1 skipped'
+		'mutants: 0 killed, 0 failed, 1 skipped'
 
 
 def test_mutant_limited_to_a_configuration(tmp_path: Path,

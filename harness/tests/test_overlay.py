@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FOO_C, OVERLAYS, REPO, snapshot, unified_diff
+from conftest import (FOO_C, OVERLAYS, REPO, make_kernel_tree, snapshot,
+		      unified_diff)
 from mmkunit import overlay as ov
 from mmkunit import trees
 
@@ -382,3 +383,28 @@ def test_overlay_without_and_fixes(overlay_dir: Path) -> None:
 	(overlay_dir / 'expected').write_text('fails | foo | 0009-nope.patch\n')
 	with pytest.raises(ov.OverlayError, match='not in the series'):
 		ov.Overlay.load(overlay_dir).fixes()
+
+
+def test_overlay_patch_may_edit_a_file_an_earlier_line_adds(
+		tmp_path: Path) -> None:
+	tree = make_kernel_tree(tmp_path / 'linux')
+	root = tmp_path / 'port'
+	(root / 'patches').mkdir(parents=True)
+	(root / 'mm/tests').mkdir(parents=True)
+	(root / 'mm/tests/t.h').write_text('a = new;\n')
+	(root / 'expected').write_text('fails | x | y\n')
+	(root / 'patches/0001-add.patch').write_text(
+		'diff --git a/mm/foo.c b/mm/foo.c\n--- a/mm/foo.c\n+++ b/mm/foo.c\n'
+		'@@ -1,2 +1,3 @@\n // SPDX-License-Identifier: GPL-2.0\n'
+		'+#include "tests/t.h"\n #include <linux/mm.h>\n')
+	(root / 'patches/0002-edit.patch').write_text(
+		'diff --git a/mm/tests/t.h b/mm/tests/t.h\n--- a/mm/tests/t.h\n'
+		'+++ b/mm/tests/t.h\n@@ -1 +1 @@\n-a = new;\n+a = old;\n')
+	(root / 'patches/series').write_text(
+		'0001-add.patch mm/tests/t.h\n0002-edit.patch\n')
+	overlay = ov.Overlay.load(root)
+	# `expected` is about the port, not a file for the tree.
+	assert overlay.files == ('mm/tests/t.h',)
+	files = ov.stage(overlay, tree)
+	assert files['mm/tests/t.h'] == b'a = old;\n'
+	assert b'tests/t.h' in files['mm/foo.c']

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -34,9 +35,9 @@ def test_check_steps_run_the_real_commands(
 			       'run x86_64 debug', 'run x86_64 distro']
 	for name in ('run um', 'run um debug', 'run um distro', 'run x86_64',
 		     'run x86_64 debug', 'run x86_64 distro'):
-		assert plan.execute(steps[name]) == 0, name
+		assert cli.execute(steps[name]) == 0, name
 	# The fake overlay's mutant survives the saved passing run.
-	assert plan.execute(steps['mutants um']) == request.EXIT_TESTS_FAILED
+	assert cli.execute(steps['mutants um']) == request.EXIT_TESTS_FAILED
 	build = tmp_path / 'c/trees'
 	argv = {p.parent.name: p.read_text().splitlines()
 		for p in build.rglob('kunit-argv.txt')}
@@ -55,18 +56,18 @@ def test_check_steps_run_the_real_commands(
 def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	"""A step gets what was given to check, and otherwise its command's
 	own defaults; the port's steps and fixes name their kernels."""
-	from mmkunit import cli, kernels, plan, request, session
+	from mmkunit import cli, fixes, kernels, plan, request, session
 	req = cli.parse_args(['check', '--no-install', '--cache', '/c',
 			      '--jobs', '1'])
 	assert isinstance(req, request.CheckRequest)
 	steps = plan.check_steps(req)
-	for tree in plan.FIXES_TREES:
-		fixes = steps[f'fixes {tree} um']
-		assert isinstance(fixes, request.FixesRequest)
-		assert session.Session(fixes.source).kernel == \
+	for tree in fixes.FIXES_TREES:
+		step = steps[f'fixes {tree} um']
+		assert isinstance(step, request.FixesRequest)
+		assert session.Session(step.source).kernel == \
 			kernels.KERNELS[tree]
-		assert (fixes.source.cache, fixes.source.install,
-			fixes.build.jobs) == (Path('/c'), False, 1)
+		assert (step.source.cache, step.source.install,
+			step.build.jobs) == (Path('/c'), False, 1)
 	run = steps['run x86_64 distro']
 	assert isinstance(run, request.RunRequest)
 	assert session.Session(run.source).kernel == \
@@ -96,3 +97,40 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	run = plan.check_steps(req)['run um']
 	assert session.Session(run.source).tarball == \
 		Path('/t/linux-source-6.1.tar.xz')
+
+
+def test_check_runs_each_step_and_counts_them(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
+		monkeypatch: pytest.MonkeyPatch,
+		capsys: pytest.CaptureFixture[str]) -> None:
+	"""check runs its steps in turn, a step's setup error does not stop
+	the others, and it ends with one line per step and the counts."""
+	from conftest import FAKE_BIN
+	from mmkunit import cli, deps, plan, request
+	for k, v in env_for(overlay_dir, PASS_RUN).items():
+		monkeypatch.setenv(k, v)
+	monkeypatch.setenv('PATH', f'{FAKE_BIN}{os.pathsep}{os.environ["PATH"]}')
+	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
+	src = request.Source(cache=tmp_path / 'c', install=False,
+			     kernel=kernel_tree)
+	(tmp_path / 'notakernel').mkdir()
+	steps = {
+		'run um': request.RunRequest(src, request.Build(quiet=True)),
+		'prepare elsewhere': request.PrepareRequest(dataclasses.replace(
+			src, kernel=tmp_path / 'notakernel')),
+	}
+	monkeypatch.setattr(plan, 'check_steps', lambda req: steps)
+	monkeypatch.setattr(cli.signal, 'signal', lambda *a: None)
+	assert cli.main(['check', '--kernel', str(kernel_tree), '--cache',
+			 str(tmp_path / 'c'), '--no-install', '-q']) == \
+		request.EXIT_TESTS_FAILED
+	out, err = capsys.readouterr()
+	lines = out.splitlines()
+	assert '=== check: run um ===' in lines
+	assert '=== check: prepare elsewhere ===' in lines
+	assert lines.index('=== check: run um ===') < \
+		lines.index('=== check: prepare elsewhere ===')
+	assert 'not a kernel source tree' in err
+	assert lines[-3:] == ['check run um: ok',
+			      'check prepare elsewhere: FAILED (exit 2)',
+			      'check: 1 passed, 1 failed']

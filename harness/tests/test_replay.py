@@ -93,16 +93,16 @@ def test_the_full_build_holds_the_small_bounds_and_one_part_cannot() -> None:
 		s.name for s in table_rows
 		if s.scale is Scale.SMALL and s.expect is not replay.Expect.ANY}
 	assert all(v.holds for v in vs), [str(v) for v in vs]
-	assert replay.judge(vs, 'P1+P2') == []
+	assert replay.wrong_bounds(vs, 'P1+P2') == []
 	# A build without P2 reads what stock reads: it fails every RP_SAVES.
 	p1 = [dataclasses.replace(r, build='P1 only')
 	      for r in replay.parse('stock', replay_ktap())]
 	vs = replay.verdicts(rows + p1, table_rows)
-	assert replay.judge(vs, 'P1+P2') == []
+	assert replay.wrong_bounds(vs, 'P1+P2') == []
 	assert not any(v.holds for v in vs if v.build == 'P1 only'
 		       and v.expect is replay.Expect.SAVES)
 	# Judged as the full build, it fails: the check can fail.
-	wrong = replay.judge(vs, 'P1 only')
+	wrong = replay.wrong_bounds(vs, 'P1 only')
 	fails = [w for w in wrong if 'FAILS' in w]
 	assert len(fails) == 3
 	assert any('random 1% under pressure' in w for w in fails)
@@ -116,7 +116,7 @@ def test_one_part_that_holds_a_saves_bound_is_wrong() -> None:
 	part = [dataclasses.replace(f if f.scenario == 'random 1% under pressure'
 				    else s, build='P2 only')
 		for s, f in zip(stock, full)]
-	wrong = replay.judge(replay.verdicts(stock + full + part, table_rows),
+	wrong = replay.wrong_bounds(replay.verdicts(stock + full + part, table_rows),
 			     'P1+P2')
 	assert len(wrong) == 1
 	assert wrong[0].startswith('P2 only: random 1% under pressure: ')
@@ -302,7 +302,7 @@ def test_seed_scale_on_qemu_without_kvm_stops_with_one_line(
 		monkeypatch: pytest.MonkeyPatch) -> None:
 	"""Said before any build, on a machine with QEMU installed or not."""
 	from conftest import FAKE_BIN
-	from mmkunit import cli, deps, plan
+	from mmkunit import cli, deps
 	for k, v in {'MM_KUNIT_OVERLAY': str(replay_overlay(overlay_dir)),
 		     'FAKE_KUNIT_RUN': str(REPLAY_RUN), 'MM_KUNIT_KVM': '0',
 		     'PATH': f'{FAKE_BIN}:{os.environ["PATH"]}'}.items():
@@ -312,7 +312,7 @@ def test_seed_scale_on_qemu_without_kvm_stops_with_one_line(
 			      '--kernel', str(kernel_tree), '--cache',
 			      str(tmp_path / 'c'), '--no-install'])
 	with pytest.raises(replay.ReplayError) as e:
-		plan.execute(req)
+		cli.execute(req)
 	assert str(e.value) == (
 		'the seed scale on x86_64 needs KVM: under TCG a '
 		"scenario outlasts KUnit's 300 s limit per test case (UML runs it "

@@ -46,17 +46,6 @@ def test_parse_kunit_json_rejects_bad_input(text: str, message: str) -> None:
 		runner.parse_kunit_json(text)
 
 
-def test_extract_ktap_strips_console_prefix() -> None:
-	console = ('[    0.1] booting\n'
-		   '[    0.2] KTAP version 1\n'
-		   '[    0.2] 1..1\n'
-		   '[    0.3] ok 1 suite\n'
-		   'reboot: System halted\n'
-		   'after the end\n')
-	assert runner.extract_ktap(console) == 'KTAP version 1\n1..1\nok 1 suite\n'
-	assert runner.extract_ktap('no tests here\n') == ''
-
-
 def test_run_result_ok_and_summary(tmp_path: Path) -> None:
 	P, F, S = runner.Status.PASS, runner.Status.FAIL, runner.Status.SKIP
 	r = runner.RunResult(0, [runner.CaseResult('a', P),
@@ -69,9 +58,9 @@ def test_run_result_ok_and_summary(tmp_path: Path) -> None:
 
 
 def test_kernel_warnings_during_tests_fail_the_run(tmp_path: Path) -> None:
-	ktap = runner.extract_ktap((PASS_RUN / 'console.log').read_text())
-	assert runner.kernel_complaints(ktap) == [], 'boot warnings are not ours'
-	noisy = ktap.replace('    # Subtest: mm_swap_readahead\n',
+	text = ktap.text(ktap.ktap_lines((PASS_RUN / 'console.log').read_text()))
+	assert runner.kernel_complaints(text) == [], 'boot warnings are not ours'
+	noisy = text.replace('    # Subtest: mm_swap_readahead\n',
 			     '    # Subtest: mm_swap_readahead\n'
 			     'WARNING: CPU: 0 PID: 78 at mm/swap_state.c:120 x+0x1/0x2\n'
 			     'BUG: Bad page state in process kunit_try_catch  pfn:1234\n'
@@ -269,3 +258,63 @@ def test_a_kernel_other_than_the_one_built_is_no_result(
 	runner.check_booted(tmp_path, 'KTAP version 1\n', {})
 	(tmp_path / '.version').unlink()
 	runner.check_booted(tmp_path, banner.format(1), {})
+
+
+def _kunit_py(tree: Path, json_text: str, printed: str = '',
+	      code: int = 0) -> None:
+	"""A kunit.py that prints printed, writes json_text to --json, and
+	exits with code."""
+	(tree / 'json.txt').write_text(json_text)
+	(tree / runner.KUNIT_PY).write_text(
+		'#!/usr/bin/env python3\nimport sys\n'
+		'for a in sys.argv[1:]:\n'
+		'    if a.startswith("--json="):\n'
+		'        open(a[7:], "w").write(open("json.txt").read())\n'
+		f'print({printed!r})\nsys.exit({code})\n')
+
+
+def test_the_build_time_is_kunit_pys(tmp_path: Path) -> None:
+	tree = make_kernel_tree(tmp_path / 'linux')
+	_kunit_py(tree, (PASS_RUN / 'results.json').read_text(),
+		  'Elapsed time: 9.8s total, 0.1s configuring, 3.3s building, '
+		  '6.4s running')
+	result = runner.run_kunit(tree, tmp_path / 'build', runner.RunOptions(),
+				  tmp_path / 'r')
+	assert result.ok and len(result.cases) == 38
+	assert result.build_seconds == 3.3
+	assert result.seconds is not None
+
+
+@pytest.mark.parametrize('json_text, error', [
+	('not json', 'kunit.py JSON is not valid JSON'),
+	('{"name": "main", "sub_groups": []}',
+	 'no test ran (does the filter match any test?)'),
+])
+def test_results_that_say_nothing(tmp_path: Path, json_text: str,
+				  error: str) -> None:
+	tree = make_kernel_tree(tmp_path / 'linux')
+	_kunit_py(tree, json_text)
+	result = runner.run_kunit(tree, tmp_path / 'build', runner.RunOptions(),
+				  tmp_path / 'r')
+	assert result.error.startswith(error) and not result.ok
+
+
+def test_a_configured_build_is_built_with_make(tmp_path: Path) -> None:
+	"""prebuilt_config: make builds the kernel and kunit.py exec runs it;
+	a kernel that does not build is a run without results."""
+	tree = make_kernel_tree(tmp_path / 'linux')
+	build = tmp_path / 'build'
+	result = runner.run_kunit(
+		tree, build, runner.RunOptions(env={'FAKE_KUNIT_RUN': str(PASS_RUN)}),
+		tmp_path / 'r', prebuilt_config=True)
+	assert result.ok, result.error
+	assert (build / 'kunit-argv.txt').read_text().startswith('exec ')
+	assert 'fake kernel build' in (tmp_path / 'r/kunit.out').read_text()
+	assert result.build_seconds is not None
+	(tree / 'Makefile').write_text('all:\n\t@false\n')
+	result = runner.run_kunit(tree, build, runner.RunOptions(),
+				  tmp_path / 'r2', prebuilt_config=True)
+	assert (result.kunit_returncode, result.cases, result.booted) == \
+		(2, [], False)
+	assert result.error == ('the kernel did not build; see '
+				f'{tmp_path / "r2/kunit.out"}')

@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`lint`: the series exported and checked (checkpatch --strict, git am,
+the test files it carries; export.lint), and zizmor on the CI example
+(workflow.py)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from mmkunit import export
+from mmkunit import workflow
+from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED, LintRequest
+from mmkunit.session import REPO, Session
+
+# Who signs the series `lint` checks: the same on every machine.
+LINT_IDENTITY = export.Identity('mm-kunit lint', 'lint@mm-kunit.example.org')
+
+
+def lint_handler(req: LintRequest) -> int:
+	s = Session(req.source)
+	s.ensure_deps()
+	tree = s.source_tree()
+	with tempfile.TemporaryDirectory(prefix='mm-kunit-lint-') as tmp:
+		report = export.lint(s.overlay, tree, Path(tmp), LINT_IDENTITY)
+		names = sorted(p.name for p in Path(tmp).rglob('*.patch'))
+	for name in names:
+		status = 'FAIL' if name in report.checkpatch else 'ok'
+		print(f'checkpatch --strict: {status}: {name}')
+		if name in report.checkpatch:
+			print('  ' + report.checkpatch[name].replace('\n', '\n  '))
+		if name in report.maintainers:
+			print('  new files already in MAINTAINERS: ' +
+			      report.maintainers[name])
+	print('git am onto ' + str(tree) + ': ' +
+	      ('ok' if not report.am_error else 'FAIL\n  ' + report.am_error))
+	print('the series carries kernel/\'s test files: ' +
+	      ('ok' if not report.stale else 'FAIL\n  ' +
+	       '\n  '.join(report.stale) +
+	       '\n  (./run_kunit.sh export --refresh writes them in)'))
+	found = workflow.zizmor_findings(s.cache, req.source.install)
+	print(f'zizmor --offline {workflow.WORKFLOW.relative_to(REPO)}: ' +
+	      ('ok' if not found else 'FAIL\n  ' + found))
+	failed = (len(report.checkpatch) + bool(report.am_error)
+		  + bool(report.stale) + bool(found))
+	print(f'lint: {len(names) + 3 - failed} passed, {failed} failed')
+	return EXIT_OK if not failed else EXIT_TESTS_FAILED

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The options kunit.py is run with (runner.RunOptions), from a Build and
+the files of kunit-configs/: the kunitconfigs, the boot options that go
+with each, QEMU's arguments and accelerator, and the compiler cache."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Dict, Optional, Sequence
+
+from mmkunit import kvm
+from mmkunit import progress
+from mmkunit import runner
+from mmkunit.request import Build
+
+
+def run_options(build: Build, configs: Sequence[Path], qemu_args: Path,
+		cache: Path, env: Dict[str, str],
+		filter_glob: Optional[str] = None) -> runner.RunOptions:
+	"""kunit.py's options for build: the kunitconfigs of configs that
+	exist, each with the boot options of its ARCH[-NAME].kernel_args;
+	QEMU's arguments from the file qemu_args, if there is one; gcc behind
+	ccache (its cache in $MM_KUNIT_CCACHE_DIR, else CACHE/ccache) unless
+	build says not; env added to the environment."""
+	# Boot options that go with a configuration: ARCH[-NAME].kernel_args.
+	kernel_args = [arg for c in configs
+		       for f in [c.with_suffix('.kernel_args')] if f.is_file()
+		       for arg in f.read_text().split()]
+	cc = runner.RunOptions()
+	if build.ccache:
+		cc = runner.ccache_options(
+			Path(os.environ.get('MM_KUNIT_CCACHE_DIR') or
+			     cache / 'ccache'))
+	return runner.RunOptions(
+		arch=build.arch, filter_glob=filter_glob,
+		kunit_args=list(build.kunit_args), jobs=build.jobs,
+		kunitconfigs=[c for c in configs if c.is_file()],
+		qemu_args=(' '.join(qemu_args.read_text().split())
+			   if qemu_args.is_file() else ''),
+		kernel_args=kernel_args, quiet=build.quiet,
+		make_options=cc.make_options, env={**cc.env, **env})
+
+
+def with_accel(opts: runner.RunOptions, cache: Path,
+	       image: Path) -> runner.RunOptions:
+	"""A QEMU run of image with KVM if it really works here (kvm.py),
+	else with TCG, and a qemu on PATH that never asks for KVM."""
+	usable, why = kvm.kvm_works(
+		cache, image, extra=('-bios', 'qboot.rom', *opts.qemu_args.split()))
+	progress.progress('QEMU with KVM' if usable
+			  else f'QEMU with TCG ({why})')
+	qemu_args = ' '.join(
+		['-accel', 'kvm' if usable else 'tcg', opts.qemu_args]).strip()
+	env = opts.env
+	if not usable:
+		env = {**env, 'PATH': kvm.tcg_only_path(
+			cache, 'qemu-system-x86_64',
+			env.get('PATH') or os.environ.get('PATH', os.defpath))}
+	return dataclasses.replace(opts, qemu_args=qemu_args, env=env)

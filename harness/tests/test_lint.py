@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`lint`'s report (lint.py): one line per check, and the count.
+
+export.lint() and zizmor are stood in for here; their own tests are in
+test_export.py and test_workflow.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List
+
+import pytest
+
+from mmkunit import deps, export, lint, workflow
+from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED, LintRequest, Source
+
+WORKFLOW = '.github/workflows/mm-kunit.yml'
+
+
+def _lint(tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
+	  monkeypatch: pytest.MonkeyPatch, report: export.LintReport,
+	  zizmor: str, capsys: pytest.CaptureFixture[str]) -> List[str]:
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
+	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
+	signed = []
+
+	def fake_lint(overlay: object, tree: Path, outdir: Path,
+		      who: export.Identity) -> export.LintReport:
+		signed.append(who)
+		for name in ('0001-a.patch', '0002-b.patch'):
+			(outdir / name).write_text('')
+		return report
+
+	monkeypatch.setattr(export, 'lint', fake_lint)
+	monkeypatch.setattr(workflow, 'zizmor_findings', lambda *a: zizmor)
+	rc = lint.lint_handler(LintRequest(Source(
+		cache=tmp_path / 'c', install=False, kernel=kernel_tree)))
+	assert signed == [lint.LINT_IDENTITY]
+	return [str(rc)] + capsys.readouterr().out.splitlines()
+
+
+def test_a_clean_series(tmp_path: Path, kernel_tree: Path,
+			overlay_dir: Path, monkeypatch: pytest.MonkeyPatch,
+			capsys: pytest.CaptureFixture[str]) -> None:
+	out = _lint(tmp_path, kernel_tree, overlay_dir, monkeypatch,
+		    export.LintReport({}), '', capsys)
+	assert out == [
+		str(EXIT_OK),
+		'checkpatch --strict: ok: 0001-a.patch',
+		'checkpatch --strict: ok: 0002-b.patch',
+		f'git am onto {kernel_tree.resolve()}: ok',
+		'the series carries kernel/\'s test files: ok',
+		f'zizmor --offline {WORKFLOW}: ok',
+		'lint: 5 passed, 0 failed']
+
+
+def test_each_finding_fails_its_check(
+		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch,
+		capsys: pytest.CaptureFixture[str]) -> None:
+	"""A patch checkpatch complains of, a test file the series does not
+	carry and a zizmor finding: three checks failed, each with why."""
+	report = export.LintReport(
+		{'0002-b.patch': 'WARNING: one\nWARNING: two'},
+		maintainers={'0001-a.patch': 'MEMORY MANAGEMENT'},
+		stale=['mm/tests/foo_kunit.h'])
+	out = _lint(tmp_path, kernel_tree, overlay_dir, monkeypatch, report,
+		    'a finding', capsys)
+	assert out == [
+		str(EXIT_TESTS_FAILED),
+		'checkpatch --strict: ok: 0001-a.patch',
+		'  new files already in MAINTAINERS: MEMORY MANAGEMENT',
+		'checkpatch --strict: FAIL: 0002-b.patch',
+		'  WARNING: one',
+		'  WARNING: two',
+		f'git am onto {kernel_tree.resolve()}: ok',
+		'the series carries kernel/\'s test files: FAIL',
+		'  mm/tests/foo_kunit.h',
+		'  (./run_kunit.sh export --refresh writes them in)',
+		f'zizmor --offline {WORKFLOW}: FAIL',
+		'  a finding',
+		'lint: 2 passed, 3 failed']

@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The project's list files (listfile.py)."""
+
+from __future__ import annotations
+
+from mmkunit import listfile
+
+
+def test_entries_skip_comments_and_blank_lines_and_split_fields() -> None:
+	text = ('# the header\n'
+		'\n'
+		'fails | s.a | fix.patch  # a note\n'
+		'   \n'
+		'  unsupported|s.b* | no THP \n')
+	assert list(listfile.entries(text, 'kernel/expected')) == [
+		('kernel/expected:3', 'fails | s.a | fix.patch  # a note',
+		 ['fails', 's.a', 'fix.patch']),
+		('kernel/expected:5', 'unsupported|s.b* | no THP',
+		 ['unsupported', 's.b*', 'no THP'])]
+
+
+def test_an_entry_of_one_field_and_empty_fields() -> None:
+	assert list(listfile.entries('filemap_fault\n', 'pinned')) == [
+		('pinned:1', 'filemap_fault', ['filemap_fault'])]
+	assert list(listfile.entries('a || b\n', 'x'))[0][2] == ['a', '', 'b']

@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kunit.py's options from a Build and the files of kunit-configs
+(options.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from mmkunit import kvm, options, runner
+from mmkunit.request import Build
+
+
+def test_the_files_and_the_build_make_the_options(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	"""A configuration that exists is a kunitconfig, with the boot
+	options of its .kernel_args; QEMU's arguments are one line; gcc is
+	behind ccache; the given environment goes over ccache's."""
+	monkeypatch.delenv('MM_KUNIT_CCACHE_DIR', raising=False)
+	(tmp_path / 'x86_64.config').write_text('CONFIG_X=y\n')
+	(tmp_path / 'x86_64.kernel_args').write_text('a=1\n  b=2\n')
+	(tmp_path / 'x86_64-debug.kernel_args').write_text('c=3\n')
+	(tmp_path / 'x86_64.qemu_args').write_text('-smp 2\n  -m 2G\n')
+	build = Build(arch='x86_64', jobs=5, quiet=True,
+		      kunit_args=('--raw_output',))
+	opts = options.run_options(
+		build, [tmp_path / 'x86_64.config', tmp_path / 'x86_64-debug.config'],
+		tmp_path / 'x86_64.qemu_args', tmp_path / 'cache',
+		{'CCACHE_NOHASHDIR': 'no', 'LIBRARY_PATH': '/l'}, 'mm_*')
+	assert list(opts.kunitconfigs) == [tmp_path / 'x86_64.config']
+	assert list(opts.kernel_args) == ['a=1', 'b=2', 'c=3']
+	assert opts.qemu_args == '-smp 2 -m 2G'
+	assert (opts.arch, opts.jobs, opts.quiet, opts.filter_glob) == \
+		('x86_64', 5, True, 'mm_*')
+	assert list(opts.kunit_args) == ['--raw_output']
+	assert list(opts.make_options) == ['CC=ccache gcc', 'HOSTCC=ccache gcc']
+	assert opts.env['CCACHE_DIR'] == str(tmp_path / 'cache/ccache')
+	assert opts.env['CCACHE_NOHASHDIR'] == 'no'
+	assert opts.env['LIBRARY_PATH'] == '/l'
+
+
+def test_without_ccache_or_qemu_arguments(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	monkeypatch.setenv('MM_KUNIT_CCACHE_DIR', str(tmp_path / 'elsewhere'))
+	opts = options.run_options(Build(), [], tmp_path / 'none', tmp_path, {})
+	assert opts.env['CCACHE_DIR'] == str(tmp_path / 'elsewhere')
+	opts = options.run_options(Build(ccache=False), [], tmp_path / 'none',
+				   tmp_path, {})
+	assert (opts.qemu_args, list(opts.make_options), opts.env) == ('', [], {})
+
+
+def test_qemu_with_kvm_or_tcg(tmp_path: Path,
+			      monkeypatch: pytest.MonkeyPatch) -> None:
+	"""KVM if it works; else TCG, with a qemu first on PATH that never
+	asks for KVM."""
+	opts = runner.RunOptions(arch='x86_64', qemu_args='-smp 2',
+				 env={'A': 'b'})
+	image = tmp_path / 'bzImage'
+	monkeypatch.setattr(kvm, 'kvm_works', lambda *a, **k: (True, ''))
+	fast = options.with_accel(opts, tmp_path, image)
+	assert (fast.qemu_args, fast.env) == ('-accel kvm -smp 2', {'A': 'b'})
+	bin_dir = tmp_path / 'bin'
+	bin_dir.mkdir()
+	(bin_dir / 'qemu-system-x86_64').write_text('#!/bin/sh\n')
+	(bin_dir / 'qemu-system-x86_64').chmod(0o755)
+	monkeypatch.setattr(kvm, 'kvm_works', lambda *a, **k: (False, 'no /dev/kvm'))
+	slow = options.with_accel(
+		runner.RunOptions(arch='x86_64', env={'PATH': str(bin_dir)}),
+		tmp_path, image)
+	assert slow.qemu_args == '-accel tcg'
+	assert slow.env['PATH'] == os.pathsep.join(
+		[str(tmp_path / 'qemu-tcg'), str(bin_dir)])
+	assert (tmp_path / 'qemu-tcg/qemu-system-x86_64').is_file()

@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-2.0
+"""One run of the suites as `run` does it (runs.py): what it prints and
+writes, from what kunit.py's run gave. kunit.py is stood in for here;
+test_cli.py runs it end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, List
+
+import pytest
+
+from conftest import FAKE_BIN
+from mmkunit import deps, runner, runs
+from mmkunit.request import Build, Source
+from mmkunit.session import Session
+
+P, F, E = runner.Status.PASS, runner.Status.FAIL, runner.Status.ERROR
+
+
+@pytest.fixture
+def session(tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
+	    monkeypatch: pytest.MonkeyPatch) -> Session:
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
+	monkeypatch.setenv('PATH', f'{FAKE_BIN}{os.pathsep}{os.environ["PATH"]}')
+	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
+	return Session(Source(cache=tmp_path / 'c', install=False,
+			      kernel=kernel_tree), Build(quiet=True))
+
+
+def _stand_in(monkeypatch: pytest.MonkeyPatch,
+	      make: List[Any]) -> List[Path]:
+	"""runner.run_kunit gives the results of make, one a call, in the
+	results directory it is given; returns those directories."""
+	dirs: List[Path] = []
+
+	def run_kunit(tree: Path, build: Path, opts: runner.RunOptions,
+		      results: Path, prebuilt_config: bool = False,
+		      exec_only: bool = False) -> runner.RunResult:
+		results.mkdir(parents=True, exist_ok=True)
+		dirs.append(results)
+		return make.pop(0)(results)
+
+	monkeypatch.setattr(runner, 'run_kunit', run_kunit)
+	return dirs
+
+
+def test_a_run_with_a_crash_and_a_warning(
+		session: Session, monkeypatch: pytest.MonkeyPatch,
+		capsys: pytest.CaptureFixture[str]) -> None:
+	"""The failed and crashed tests, the kernel's warning and its boots
+	are named, then the results directory and the counts; the reports
+	are written there."""
+	dirs = _stand_in(monkeypatch, [lambda d: runner.RunResult(
+		1, [runner.CaseResult('s.a', P), runner.CaseResult('s.b', E),
+		    runner.CaseResult('s.c', F)], d,
+		complaints=['WARNING: CPU: 0 PID: 1 at mm/x.c:1'], booted=True,
+		boots=2)])
+	result = runs.run_suites(session)
+	assert not result.ok
+	results, = dirs
+	assert capsys.readouterr().out.splitlines() == [
+		'mm-kunit: ERROR: s.b',
+		'mm-kunit: FAIL: s.c',
+		'mm-kunit: kernel warning while the tests ran: '
+		'WARNING: CPU: 0 PID: 1 at mm/x.c:1',
+		'mm-kunit: the kernel died before the end; the tests after each '
+		'crash ran in further boots (2 in all)',
+		f'mm-kunit: results in {results}',
+		'mm-kunit: 1 passed, 2 failed, 0 skipped']
+	junit = (results / 'junit.xml').read_text()
+	assert all(f'name="{n}"' in junit for n in ('a', 'b', 'c')), junit
+	assert json.loads((results / 'kcidb.json').read_text())['tests']
+
+
+def test_a_kernel_that_did_not_build(
+		session: Session, monkeypatch: pytest.MonkeyPatch,
+		capsys: pytest.CaptureFixture[str]) -> None:
+	"""The error and the compiler's errors go to stderr."""
+	def broken(d: Path) -> runner.RunResult:
+		(d / 'kunit.out').write_text(
+			'../src/mm/filemap.c:12:3: error: expected ";"\n')
+		return runner.RunResult(2, [], d, error='the kernel did not build')
+
+	_stand_in(monkeypatch, [broken])
+	assert runs.run_suites(session).untestable
+	out, err = capsys.readouterr()
+	assert [l for l in err.splitlines() if l.startswith('mm-kunit:')] == [
+		'mm-kunit: error: the kernel did not build',
+		'mm-kunit: build: ../src/mm/filemap.c:12:3: error: expected ";"']
+	assert out.splitlines()[-1] == 'mm-kunit: 0 passed, 0 failed, 0 skipped'
+
+
+def test_a_result_that_varies_between_runs_is_flaky(
+		session: Session, monkeypatch: pytest.MonkeyPatch,
+		capsys: pytest.CaptureFixture[str]) -> None:
+	"""--repeat 3: the kernel is run twice more; a test that failed in
+	one of the three runs is named with the runs, and fails the run."""
+	def passing(d: Path) -> runner.RunResult:
+		return runner.RunResult(0, [runner.CaseResult('s.a', P)], d,
+					booted=True)
+
+	def failing(d: Path) -> runner.RunResult:
+		return runner.RunResult(1, [runner.CaseResult('s.a', F)], d,
+					booted=True)
+
+	dirs = _stand_in(monkeypatch, [passing, passing, failing])
+	result = runs.run_suites(session, times=3)
+	assert [d.name for d in dirs[1:]] == ['repeat-2', 'repeat-3']
+	assert capsys.readouterr().out.splitlines()[-4:] == [
+		f'mm-kunit: results in {dirs[0]}',
+		'mm-kunit: 1 passed, 0 failed, 0 skipped',
+		'mm-kunit: flaky: s.a: PASS in runs 1-2; FAIL in run 3',
+		'mm-kunit: 3 runs, 1 flaky']
+	assert result.error == '1 flaky' and not result.ok
