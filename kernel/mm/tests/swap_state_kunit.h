@@ -1103,6 +1103,7 @@ struct swap_state_test_ra_case {
 	const char *ptes;
 	const char *expected;
 	bool second_dying;		/* the second device is going away */
+	bool no_table;			/* the span's PMD has no page table */
 };
 
 /*
@@ -1209,6 +1210,15 @@ static const struct swap_state_test_ra_case swap_state_test_ra_cases[] = {
 		.ptes = "sssscsssss",
 		.expected = ".RRRCRRRR.",
 	},
+	{
+		.desc = "no page table: the target alone is read",
+		.prev = SWAP_STATE_TEST_MID + 50,
+		.prev_win = 4,
+		.hits = 5,
+		.ptes = "----------",
+		.expected = "....T.....",
+		.no_table = true,
+	},
 };
 
 KUNIT_ARRAY_PARAM_DESC(swap_state_test_ra, swap_state_test_ra_cases, desc);
@@ -1267,6 +1277,21 @@ static void swap_state_test_ra_setup_page(struct kunit *test,
 	}
 	KUNIT_ASSERT_TRUE_MSG(test, mm_kunit_set_pte(mm, addr, pte),
 			      "PTE of page %d", i);
+}
+
+/*
+ * The PMD entry of the span without a page table under it, as after a
+ * racing thread freed the table (the mmap read lock allows that).
+ */
+static void swap_state_test_ra_pmd_only(struct kunit *test,
+					struct mm_struct *mm)
+{
+	pmd_t *pmd;
+
+	mmap_read_lock(mm);
+	pmd = mm_kunit_alloc_pmd(mm, swap_state_test_ra_addr(0), false);
+	mmap_read_unlock(mm);
+	KUNIT_ASSERT_NOT_NULL(test, pmd);
 }
 
 /*
@@ -1380,6 +1405,8 @@ static void swap_state_test_vma_readahead(struct kunit *test)
 			   (unsigned long)ra.c->prev_win, ra.c->hits);
 	ra.vma = swap_state_test_hits_vma(test, info);
 	swap_state_test_hold_ptes(test, ra.vma->vm_mm);
+	if (ra.c->no_table)
+		swap_state_test_ra_pmd_only(test, ra.vma->vm_mm);
 	for (i = 0; i < SWAP_STATE_TEST_RA_SPAN; i++)
 		swap_state_test_ra_setup_page(test, &ra, i);
 	if (ra.c->second_dying)
