@@ -376,11 +376,39 @@ static void workingset_test_lru_gen_refault(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->workingset, !!(flags & BIT(PG_workingset)));
 	KUNIT_EXPECT_FALSE(test, flags & BIT(PG_referenced));
 	KUNIT_EXPECT_EQ(test, c->refs_field, field);
-	KUNIT_EXPECT_EQ_MSG(test, nr, e.refault, "WORKINGSET_REFAULT");
-	KUNIT_EXPECT_EQ_MSG(test, c->workingset ? nr : 0L, e.restore,
-			    "WORKINGSET_RESTORE");
-	KUNIT_EXPECT_EQ_MSG(test, c->workingset && c->in_fault ? nr : 0L,
-			    e.activate, "WORKINGSET_ACTIVATE");
+	KUNIT_EXPECT_EQ(test, nr, e.refault);
+	KUNIT_EXPECT_EQ(test, c->workingset ? nr : 0L, e.restore);
+	KUNIT_EXPECT_EQ(test, c->workingset && c->in_fault ? nr : 0L,
+			e.activate);
+}
+
+/*
+ * Refault @folio, a folio of @m's lruvec on node @other, with @shadow, a
+ * shadow of @n's lruvec on node @nid: what it moves of both lruvecs'
+ * counts and of both nodes' events (@home, @away).
+ */
+static void workingset_test_refault_away(struct folio *folio, void *shadow,
+					 struct workingset_test_counts *n,
+					 struct workingset_test_counts *m,
+					 struct workingset_test_events *home,
+					 struct workingset_test_events *away)
+{
+	struct pglist_data *home_pgdat = lruvec_pgdat(n->lruvec);
+	struct pglist_data *away_pgdat = lruvec_pgdat(m->lruvec);
+
+	folio_lock(folio);
+	preempt_disable();
+	workingset_test_count_events(home, home_pgdat, LRU_GEN_FILE, -1);
+	workingset_test_count_events(away, away_pgdat, LRU_GEN_FILE, -1);
+	workingset_test_count(n, -1);
+	workingset_test_count(m, -1);
+	lru_gen_refault(folio, shadow);
+	workingset_test_count(m, 1);
+	workingset_test_count(n, 1);
+	workingset_test_count_events(away, away_pgdat, LRU_GEN_FILE, 1);
+	workingset_test_count_events(home, home_pgdat, LRU_GEN_FILE, 1);
+	preempt_enable();
+	folio_unlock(folio);
 }
 
 /*
@@ -407,7 +435,7 @@ static void workingset_test_lru_gen_refault_other_node(struct kunit *test)
 	int tier;
 
 	if (other == MAX_NUMNODES)
-		kunit_skip(test, "needs a second node: --arch x86_64 --config distro");
+		kunit_skip(test, "needs a second online node");
 	folio = workingset_test_folio_create(test, &c, other);
 	KUNIT_ASSERT_EQ(test, other, folio_nid(folio));
 	rcu_read_lock();
@@ -419,24 +447,13 @@ static void workingset_test_lru_gen_refault_other_node(struct kunit *test)
 	shadow = workingset_test_evict(test, &c, nid, n);
 	flags = READ_ONCE(folio->flags.f);
 
-	folio_lock(folio);
-	preempt_disable();
-	workingset_test_count_events(&home, NODE_DATA(nid), LRU_GEN_FILE, -1);
-	workingset_test_count_events(&away, NODE_DATA(other), LRU_GEN_FILE, -1);
-	workingset_test_count(n, -1);
-	workingset_test_count(m, -1);
-	lru_gen_refault(folio, shadow);
-	workingset_test_count(m, 1);
-	workingset_test_count(n, 1);
-	workingset_test_count_events(&away, NODE_DATA(other), LRU_GEN_FILE, 1);
-	workingset_test_count_events(&home, NODE_DATA(nid), LRU_GEN_FILE, 1);
-	preempt_enable();
-	folio_unlock(folio);
+	workingset_test_refault_away(folio, shadow, n, m, &home, &away);
 
 	for (tier = 0; tier < MAX_NR_TIERS; tier++) {
 		KUNIT_EXPECT_EQ_MSG(test, tier == MAX_NR_TIERS - 1 ? 1L : 0L,
 				    n->evicted[tier], "evicted, tier %d", tier);
-		KUNIT_EXPECT_EQ_MSG(test, 0L, n->refaulted[tier] + m->refaulted[tier],
+		KUNIT_EXPECT_EQ_MSG(test, 0L,
+				    n->refaulted[tier] + m->refaulted[tier],
 				    "refaulted, tier %d", tier);
 	}
 	KUNIT_EXPECT_EQ(test, flags, READ_ONCE(folio->flags.f));
