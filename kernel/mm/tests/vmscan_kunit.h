@@ -1086,34 +1086,72 @@ struct vmscan_test_err_case {
 static const struct vmscan_test_err_case vmscan_test_err_cases[] = {
 	{
 		.desc = "at the setpoint: positive",
-		.sp = { .refaulted = 99, .total = 1000 - MIN_LRU_BATCH, .gain = 2 },
-		.pv = { .refaulted = 150, .total = 1000, .gain = 3 },
+		.sp = {
+			.refaulted = 99,
+			.total = 1000 - MIN_LRU_BATCH,
+			.gain = 2,
+		},
+		.pv = {
+			.refaulted = 150,
+			.total = 1000,
+			.gain = 3,
+		},
 		.positive = true,
 	},
 	{
 		.desc = "one refault over: negative",
-		.sp = { .refaulted = 99, .total = 1000 - MIN_LRU_BATCH, .gain = 2 },
-		.pv = { .refaulted = 151, .total = 1000, .gain = 3 },
+		.sp = {
+			.refaulted = 99,
+			.total = 1000 - MIN_LRU_BATCH,
+			.gain = 2,
+		},
+		.pv = {
+			.refaulted = 151,
+			.total = 1000,
+			.gain = 3,
+		},
 		.positive = false,
 	},
 	{
 		.desc = "gains swapped: negative",
-		.sp = { .refaulted = 99, .total = 1000 - MIN_LRU_BATCH, .gain = 3 },
-		.pv = { .refaulted = 150, .total = 1000, .gain = 2 },
+		.sp = {
+			.refaulted = 99,
+			.total = 1000 - MIN_LRU_BATCH,
+			.gain = 3,
+		},
+		.pv = {
+			.refaulted = 150,
+			.total = 1000,
+			.gain = 2,
+		},
 		.positive = false,
 	},
 	{
 		.desc = "under MIN_LRU_BATCH refaults: positive",
-		.sp = { .refaulted = 0, .total = 1000, .gain = 1 },
-		.pv = { .refaulted = MIN_LRU_BATCH - 1, .total = MIN_LRU_BATCH,
-			.gain = 1 },
+		.sp = {
+			.refaulted = 0,
+			.total = 1000,
+			.gain = 1,
+		},
+		.pv = {
+			.refaulted = MIN_LRU_BATCH - 1,
+			.total = MIN_LRU_BATCH,
+			.gain = 1,
+		},
 		.positive = true,
 	},
 	{
 		.desc = "MIN_LRU_BATCH refaults: judged, negative",
-		.sp = { .refaulted = 0, .total = 1000, .gain = 1 },
-		.pv = { .refaulted = MIN_LRU_BATCH, .total = MIN_LRU_BATCH,
-			.gain = 1 },
+		.sp = {
+			.refaulted = 0,
+			.total = 1000,
+			.gain = 1,
+		},
+		.pv = {
+			.refaulted = MIN_LRU_BATCH,
+			.total = MIN_LRU_BATCH,
+			.gain = 1,
+		},
 		.positive = false,
 	},
 };
@@ -1145,15 +1183,27 @@ struct vmscan_test_type_case {
 static const struct vmscan_test_type_case vmscan_test_type_cases[] = {
 	{
 		.desc = "swappiness 1: file",
-		.anon = { .avg_refaulted = { 0 }, .avg_total = { 10000 } },
-		.file = { .avg_refaulted = { 9000 }, .avg_total = { 10000 } },
+		.anon = {
+			.avg_refaulted = { 0 },
+			.avg_total = { 10000 },
+		},
+		.file = {
+			.avg_refaulted = { 9000 },
+			.avg_total = { 10000 },
+		},
 		.swappiness = 1,
 		.type = LRU_GEN_FILE,
 	},
 	{
 		.desc = "swappiness 2, file refaults far more: anon",
-		.anon = { .avg_refaulted = { 0 }, .avg_total = { 10000 } },
-		.file = { .avg_refaulted = { 9000 }, .avg_total = { 10000 } },
+		.anon = {
+			.avg_refaulted = { 0 },
+			.avg_total = { 10000 },
+		},
+		.file = {
+			.avg_refaulted = { 9000 },
+			.avg_total = { 10000 },
+		},
 		.swappiness = 2,
 		.type = LRU_GEN_ANON,
 	},
@@ -1164,7 +1214,10 @@ static const struct vmscan_test_type_case vmscan_test_type_cases[] = {
 			.avg_refaulted = { 9999 },
 			.avg_total = { 10000 - MIN_LRU_BATCH },
 		},
-		.file = { .avg_refaulted = { 64 }, .avg_total = { 12736 } },
+		.file = {
+			.avg_refaulted = { 64 },
+			.avg_total = { 12736 },
+		},
 		.swappiness = 199,
 		.type = LRU_GEN_FILE,
 	},
@@ -1188,35 +1241,59 @@ static const struct vmscan_test_type_case vmscan_test_type_cases[] = {
 			.avg_refaulted = { 9999 },
 			.avg_total = { 10000 - MIN_LRU_BATCH },
 		},
-		.file = { .avg_refaulted = { 64 }, .avg_total = { 12736 } },
+		.file = {
+			.avg_refaulted = { 64 },
+			.avg_total = { 12736 },
+		},
 		.swappiness = SWAPPINESS_ANON_ONLY,
 		.type = LRU_GEN_ANON,
 	},
 	{
 		.desc = "equal rates, swappiness 100: anon",
-		.anon = { .avg_refaulted = { 1000 }, .avg_total = { 10000 } },
-		.file = { .avg_refaulted = { 1000 }, .avg_total = { 10000 } },
+		.anon = {
+			.avg_refaulted = { 1000 },
+			.avg_total = { 10000 },
+		},
+		.file = {
+			.avg_refaulted = { 1000 },
+			.avg_total = { 10000 },
+		},
 		.swappiness = 100,
 		.type = LRU_GEN_ANON,
 	},
 	{
 		.desc = "equal rates, swappiness 60: file",
-		.anon = { .avg_refaulted = { 1000 }, .avg_total = { 10000 } },
-		.file = { .avg_refaulted = { 1000 }, .avg_total = { 10000 } },
+		.anon = {
+			.avg_refaulted = { 1000 },
+			.avg_total = { 10000 },
+		},
+		.file = {
+			.avg_refaulted = { 1000 },
+			.avg_total = { 10000 },
+		},
 		.swappiness = 60,
 		.type = LRU_GEN_FILE,
 	},
 	{
 		.desc = "equal rates, swappiness 140: anon",
-		.anon = { .avg_refaulted = { 1000 }, .avg_total = { 10000 } },
-		.file = { .avg_refaulted = { 1000 }, .avg_total = { 10000 } },
+		.anon = {
+			.avg_refaulted = { 1000 },
+			.avg_total = { 10000 },
+		},
+		.file = {
+			.avg_refaulted = { 1000 },
+			.avg_total = { 10000 },
+		},
 		.swappiness = 140,
 		.type = LRU_GEN_ANON,
 	},
 	/* tier 0 alone: 50 file refaults, too few to judge, would say file */
 	{
 		.desc = "file refaults in its upper tiers: anon",
-		.anon = { .avg_refaulted = { 100 }, .avg_total = { 1000 } },
+		.anon = {
+			.avg_refaulted = { 100 },
+			.avg_total = { 1000 },
+		},
 		.file = {
 			.avg_refaulted = { 50, 1000, 1000, 1000 },
 			.avg_total = { 1000, 1000, 1000, 1000 },
@@ -1231,7 +1308,10 @@ static const struct vmscan_test_type_case vmscan_test_type_cases[] = {
 			.avg_refaulted = { 100, 1000, 1000, 1000 },
 			.avg_total = { 1000, 1000, 1000, 1000 },
 		},
-		.file = { .avg_refaulted = { 100 }, .avg_total = { 1000 } },
+		.file = {
+			.avg_refaulted = { 100 },
+			.avg_total = { 1000 },
+		},
 		.swappiness = 100,
 		.type = LRU_GEN_FILE,
 	},
@@ -1243,7 +1323,10 @@ static const struct vmscan_test_type_case vmscan_test_type_cases[] = {
 			.protected = { 9000 },
 			.evicted = { 1000 },
 		},
-		.file = { .refaulted = { 1000 }, .evicted = { 5000 } },
+		.file = {
+			.refaulted = { 1000 },
+			.evicted = { 5000 },
+		},
 		.swappiness = 100,
 		.type = LRU_GEN_ANON,
 	},
@@ -1282,7 +1365,10 @@ static const struct vmscan_test_tier_case vmscan_test_tier_cases[] = {
 	{
 		.desc = "no refaults above tier 0: every tier evicted",
 		.type = LRU_GEN_FILE,
-		.counts = { .avg_refaulted = { 100 }, .avg_total = { 10000 } },
+		.counts = {
+			.avg_refaulted = { 100 },
+			.avg_total = { 10000 },
+		},
 		.tier_idx = 3,
 	},
 	{
@@ -1389,7 +1475,10 @@ static const struct vmscan_test_tier_case vmscan_test_tier_cases[] = {
 			.avg_refaulted = { 5000, 3000 },
 			.avg_total = { 10000, 10000 },
 		},
-		.other = { .avg_refaulted = { 100 }, .avg_total = { 10000 } },
+		.other = {
+			.avg_refaulted = { 100 },
+			.avg_total = { 10000 },
+		},
 		.tier_idx = 3,
 	},
 };
