@@ -79,6 +79,13 @@ static struct folio *vmscan_test_folio_create(struct kunit *test,
 	return tf->folio;
 }
 
+/* Skip unless the multi-gen LRU is on (@on) or off (!@on). */
+static void vmscan_test_need_lru_gen(struct kunit *test, bool on)
+{
+	if (lru_gen_enabled() != on)
+		kunit_skip(test, "the multi-gen LRU is %s", on ? "off" : "on");
+}
+
 /* The access count beyond PG_referenced, without PG_workingset. */
 static unsigned long vmscan_test_refs_field(unsigned long flags)
 {
@@ -677,8 +684,7 @@ static void vmscan_test_mark_accessed(struct kunit *test)
 	unsigned long n, full = BIT(LRU_REFS_WIDTH) - 1;
 	unsigned long flags;
 
-	if (!lru_gen_enabled())
-		kunit_skip(test, "the multi-gen LRU is off");
+	vmscan_test_need_lru_gen(test, true);
 	for (n = 1; n <= full + 3; n++) {
 		folio_mark_accessed(folio);
 		flags = READ_ONCE(folio->flags.f);
@@ -958,18 +964,18 @@ static void vmscan_test_check_sorted(struct kunit *test,
 	case VMSCAN_TEST_PROMOTED:
 		KUNIT_EXPECT_TRUE(test, out->moved);
 		KUNIT_EXPECT_EQ(test, out->old_gen, out->gen);
-		KUNIT_EXPECT_TRUE_MSG(test, out->at_head, "at the head");
+		KUNIT_EXPECT_TRUE(test, out->at_head);
 		cleared = 0;
 		break;
 	case VMSCAN_TEST_PROTECTED:
 		KUNIT_EXPECT_TRUE(test, out->moved);
 		KUNIT_EXPECT_EQ(test, next, out->gen);
-		KUNIT_EXPECT_TRUE_MSG(test, out->at_head, "at the head");
+		KUNIT_EXPECT_TRUE(test, out->at_head);
 		break;
 	case VMSCAN_TEST_INELIGIBLE:
 		KUNIT_EXPECT_TRUE(test, out->moved);
 		KUNIT_EXPECT_EQ(test, next, out->gen);
-		KUNIT_EXPECT_TRUE_MSG(test, out->at_tail, "at the tail");
+		KUNIT_EXPECT_TRUE(test, out->at_tail);
 		break;
 	}
 	KUNIT_EXPECT_EQ_MSG(test, flags & ~cleared, kept,
@@ -1915,8 +1921,7 @@ static void vmscan_test_get_scan_count(struct kunit *test)
 	struct vmscan_test_counted out = {};
 	enum lru_list lru;
 
-	if (lru_gen_enabled())
-		kunit_skip(test, "the multi-gen LRU is on");
+	vmscan_test_need_lru_gen(test, false);
 	if (c->memcg_reclaim && mem_cgroup_disabled())
 		kunit_skip(test, "no memory controller");
 	if (c->memcg_reclaim)
@@ -2269,8 +2274,7 @@ static void vmscan_test_prepare_scan_control(struct kunit *test)
 	struct vmscan_test_prepared out;
 	struct lruvec *lruvec;
 
-	if (lru_gen_enabled())
-		kunit_skip(test, "the multi-gen LRU is on");
+	vmscan_test_need_lru_gen(test, false);
 	vmscan_test_list_folios(test, folios);
 	rcu_read_lock();
 	lruvec = folio_lruvec(folios[0]);
