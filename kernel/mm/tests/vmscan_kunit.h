@@ -890,6 +890,26 @@ static unsigned long vmscan_test_flags_for_seq(struct lru_gen_folio *lrugen,
 }
 
 /*
+ * Record in @out what was added to the protected counts of history @hist
+ * since @saved, and put the counts back to @saved.
+ */
+static void
+vmscan_test_take_protected(struct lru_gen_folio *lrugen, int hist,
+			   unsigned long saved[ANON_AND_FILE][MAX_NR_TIERS],
+			   struct vmscan_test_sorted *out)
+{
+	int t, i;
+
+	for (t = 0; t < ANON_AND_FILE; t++) {
+		for (i = 0; i < MAX_NR_TIERS; i++) {
+			out->protected[t][i] = lrugen->protected[hist][t][i] -
+					       saved[t][i];
+			WRITE_ONCE(lrugen->protected[hist][t][i], saved[t][i]);
+		}
+	}
+}
+
+/*
  * Put @folio on the LRU (in the oldest generation, unless @c->promoted),
  * @other into the generation @folio is to end up in, after it, then sort
  * @folio; record, put the protected counts back, take both off again.
@@ -907,8 +927,8 @@ static void vmscan_test_sort(const struct vmscan_test_sort_case *c,
 	struct lru_gen_folio *lrugen;
 	struct lruvec *lruvec;
 	struct list_head *list;
-	int hist, t, i;
 	bool enabled;
+	int hist;
 
 	lruvec = vmscan_test_lock(folio, &enabled);
 	lrugen = &lruvec->lrugen;
@@ -931,13 +951,7 @@ static void vmscan_test_sort(const struct vmscan_test_sort_case *c,
 	list = &lrugen->folios[out->gen][type][zone];
 	out->at_head = list_first_entry(list, struct folio, lru) == folio;
 	out->at_tail = list_last_entry(list, struct folio, lru) == folio;
-	for (t = 0; t < ANON_AND_FILE; t++) {
-		for (i = 0; i < MAX_NR_TIERS; i++) {
-			out->protected[t][i] = lrugen->protected[hist][t][i] -
-					       saved[t][i];
-			WRITE_ONCE(lrugen->protected[hist][t][i], saved[t][i]);
-		}
-	}
+	vmscan_test_take_protected(lrugen, hist, saved, out);
 	folio_clear_mlocked(folio);
 	vmscan_test_del(lruvec, folio);
 	vmscan_test_del(lruvec, other);
@@ -2188,35 +2202,56 @@ static bool vmscan_test_model_low(const struct vmscan_test_view *v,
 	return v->lru[inactive] * ratio < v->lru[inactive + LRU_ACTIVE];
 }
 
+/*
+ * The costs prepare_scan_control() leaves: the case's count, I/O and
+ * rotations of each type, halved together until they are at most a
+ * quarter of the pages on the lists.
+ */
+static void vmscan_test_model_costs(const struct vmscan_test_prepare_case *c,
+				    const struct vmscan_test_view *v,
+				    unsigned long *anon, unsigned long *file)
+{
+	unsigned long lrusize = v->lru[LRU_INACTIVE_ANON] +
+				v->lru[LRU_ACTIVE_ANON] +
+				v->lru[LRU_INACTIVE_FILE] +
+				v->lru[LRU_ACTIVE_FILE];
+
+	*anon = c->anon_count + c->anon_io * SWAP_CLUSTER_MAX +
+		c->anon_rotated;
+	*file = c->file_count + c->file_io * SWAP_CLUSTER_MAX +
+		c->file_rotated;
+	while (*anon + *file > lrusize / 4) {
+		*anon /= 2;
+		*file /= 2;
+	}
+}
+
+/* The DEACTIVATE_* bits prepare_scan_control() sets for the case. */
+static unsigned int
+vmscan_test_model_deactivate(const struct vmscan_test_prepare_case *c,
+			     const struct vmscan_test_view *v)
+{
+	unsigned int deactivate = 0;
+
+	if (c->force_deactivate)
+		return DEACTIVATE_ANON | DEACTIVATE_FILE;
+	if (c->anon_refaulted || vmscan_test_model_low(v, LRU_INACTIVE_ANON))
+		deactivate |= DEACTIVATE_ANON;
+	if (c->file_refaulted || vmscan_test_model_low(v, LRU_INACTIVE_FILE))
+		deactivate |= DEACTIVATE_FILE;
+	return deactivate;
+}
+
 static void vmscan_test_check_prepared(struct kunit *test,
 				       const struct vmscan_test_prepare_case *c,
 				       const struct vmscan_test_prepared *out)
 {
 	const struct vmscan_test_view *v = &out->view;
-	unsigned long anon = c->anon_count + c->anon_io * SWAP_CLUSTER_MAX +
-			     c->anon_rotated;
-	unsigned long file = c->file_count + c->file_io * SWAP_CLUSTER_MAX +
-			     c->file_rotated;
-	unsigned long lrusize = v->lru[LRU_INACTIVE_ANON] +
-				v->lru[LRU_ACTIVE_ANON] +
-				v->lru[LRU_INACTIVE_FILE] +
-				v->lru[LRU_ACTIVE_FILE];
-	unsigned int deactivate = DEACTIVATE_ANON | DEACTIVATE_FILE;
+	unsigned int deactivate = vmscan_test_model_deactivate(c, v);
+	unsigned long anon, file;
 	bool trim, tiny;
 
-	while (anon + file > lrusize / 4) {
-		anon /= 2;
-		file /= 2;
-	}
-	if (!c->force_deactivate) {
-		deactivate = 0;
-		if (c->anon_refaulted ||
-		    vmscan_test_model_low(v, LRU_INACTIVE_ANON))
-			deactivate |= DEACTIVATE_ANON;
-		if (c->file_refaulted ||
-		    vmscan_test_model_low(v, LRU_INACTIVE_FILE))
-			deactivate |= DEACTIVATE_FILE;
-	}
+	vmscan_test_model_costs(c, v, &anon, &file);
 	trim = (v->lru[LRU_INACTIVE_FILE] >> c->priority) &&
 	       !(deactivate & DEACTIVATE_FILE) && !c->no_cache_trim_mode;
 	tiny = v->node_file + v->free <= v->high_wmark &&
