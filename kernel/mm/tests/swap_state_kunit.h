@@ -236,8 +236,6 @@ static void swap_state_test_nr_pages(struct kunit *test)
  */
 static void swap_state_test_nr_pages_keeps_state(struct kunit *test)
 {
-	unsigned long win[6];
-	int hits[2];
 	int i;
 
 	mm_kunit_set_knob(test, page_cluster, 3);
@@ -252,35 +250,26 @@ static void swap_state_test_nr_pages_keeps_state(struct kunit *test)
 		swapin_nr_pages(1000 + 10 * i);
 
 	/* No hits, adjacent to the offset remembered: 2. */
-	win[0] = swapin_nr_pages(1191);
+	KUNIT_EXPECT_EQ(test, 2UL, swapin_nr_pages(1191));
 	/* A hit: 1 + 2 rounds up to 4, capped at 2; 1191 stays remembered. */
 	WRITE_ONCE(page_cluster, 1);
 	atomic_set(&swapin_readahead_hits, 1);
-	win[1] = swapin_nr_pages(5000);
-	hits[0] = atomic_read(&swapin_readahead_hits);
+	KUNIT_EXPECT_EQ(test, 2UL, swapin_nr_pages(5000));
+	/* The hits are taken. */
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&swapin_readahead_hits));
 	/* No hits, adjacent to 1191, not to 5000: 2. */
-	win[2] = swapin_nr_pages(1192);
+	KUNIT_EXPECT_EQ(test, 2UL, swapin_nr_pages(1192));
 	/* 3 hits: 3 + 2 rounds up to 8. */
 	WRITE_ONCE(page_cluster, 3);
 	atomic_set(&swapin_readahead_hits, 3);
-	win[3] = swapin_nr_pages(7000);
+	KUNIT_EXPECT_EQ(test, 8UL, swapin_nr_pages(7000));
 	/* No hits, not adjacent: 1, but never less than half of 8. */
-	win[4] = swapin_nr_pages(9000);
-	/* page_cluster 0: no readahead, the hits are not taken. */
+	KUNIT_EXPECT_EQ(test, 4UL, swapin_nr_pages(9000));
+	/* page_cluster 0: no readahead, the hits are left for later. */
 	WRITE_ONCE(page_cluster, 0);
 	atomic_set(&swapin_readahead_hits, 5);
-	win[5] = swapin_nr_pages(9001);
-	hits[1] = atomic_read(&swapin_readahead_hits);
-
-	KUNIT_EXPECT_EQ_MSG(test, 2UL, win[0], "adjacent, no hits");
-	KUNIT_EXPECT_EQ_MSG(test, 2UL, win[1], "one hit, capped at 2");
-	KUNIT_EXPECT_EQ_MSG(test, 0, hits[0], "hits taken");
-	KUNIT_EXPECT_EQ_MSG(test, 2UL, win[2],
-			    "adjacent to the offset of the last call without hits");
-	KUNIT_EXPECT_EQ_MSG(test, 8UL, win[3], "three hits");
-	KUNIT_EXPECT_EQ_MSG(test, 4UL, win[4], "half the last window");
-	KUNIT_EXPECT_EQ_MSG(test, 1UL, win[5], "page_cluster 0");
-	KUNIT_EXPECT_EQ_MSG(test, 5, hits[1], "hits left for later");
+	KUNIT_EXPECT_EQ(test, 1UL, swapin_nr_pages(9001));
+	KUNIT_EXPECT_EQ(test, 5, atomic_read(&swapin_readahead_hits));
 }
 
 /* -------------------------------------------------------------------------
@@ -1321,6 +1310,27 @@ static void swap_state_test_free_slots(struct swap_state_test_ra *ra,
 	}
 }
 
+/* The swap readahead events of a fault: pages read ahead, pages read. */
+struct swap_state_test_events {
+	unsigned long swap_ra;
+	unsigned long swpin_zero;
+};
+
+static void swap_state_test_events_before(struct kunit *test,
+					  struct swap_state_test_events *ev)
+{
+	ev->swap_ra = mm_kunit_vm_event(test, SWAP_RA);
+	ev->swpin_zero = mm_kunit_vm_event(test, SWPIN_ZERO);
+}
+
+/* The events since swap_state_test_events_before(). */
+static void swap_state_test_events_since(struct kunit *test,
+					 struct swap_state_test_events *ev)
+{
+	ev->swap_ra = mm_kunit_vm_event(test, SWAP_RA) - ev->swap_ra;
+	ev->swpin_zero = mm_kunit_vm_event(test, SWPIN_ZERO) - ev->swpin_zero;
+}
+
 /*
  * A swap fault on @entry at MID, in swapin_readahead() as do_swap_page()
  * calls it: under the mmap lock, with the entry's swap device held.
@@ -1389,39 +1399,52 @@ static void swap_state_test_ra_check_page(struct kunit *test,
 			    "page %d references", i);
 }
 
-static void swap_state_test_vma_readahead(struct kunit *test)
+/*
+ * The two devices, and the VMA with the case's readahead state and the
+ * span's PTEs.
+ */
+static void swap_state_test_ra_setup(struct kunit *test,
+				     struct swap_state_test_ra *ra)
 {
-	struct swap_state_test_ra ra = { .c = test->param_value };
-	unsigned long swap_ra, swpin_zero, nr_ra = 0, nr_read = 0, info;
-	struct folio *target;
-	swp_entry_t entry;
+	unsigned long info;
 	int i;
 
 	swap_state_test_use_vma_readahead(test);
 	mm_kunit_set_knob(test, page_cluster, 3);
-	ra.si[0] = swap_state_test_swapon_dev(test);
-	ra.si[1] = swap_state_test_swapon_dev(test);
-	info = SWAP_RA_VAL(swap_state_test_addr(ra.c->prev),
-			   (unsigned long)ra.c->prev_win, ra.c->hits);
-	ra.vma = swap_state_test_hits_vma(test, info);
-	swap_state_test_hold_ptes(test, ra.vma->vm_mm);
-	if (ra.c->no_table)
-		swap_state_test_ra_pmd_only(test, ra.vma->vm_mm);
+	ra->si[0] = swap_state_test_swapon_dev(test);
+	ra->si[1] = swap_state_test_swapon_dev(test);
+	info = SWAP_RA_VAL(swap_state_test_addr(ra->c->prev),
+			   (unsigned long)ra->c->prev_win, ra->c->hits);
+	ra->vma = swap_state_test_hits_vma(test, info);
+	swap_state_test_hold_ptes(test, ra->vma->vm_mm);
+	if (ra->c->no_table)
+		swap_state_test_ra_pmd_only(test, ra->vma->vm_mm);
 	for (i = 0; i < SWAP_STATE_TEST_RA_SPAN; i++)
-		swap_state_test_ra_setup_page(test, &ra, i);
-	if (ra.c->second_dying)
-		percpu_ref_kill(&ra.si[1]->users);
+		swap_state_test_ra_setup_page(test, ra, i);
+	if (ra->c->second_dying)
+		percpu_ref_kill(&ra->si[1]->users);
+}
 
-	swap_ra = mm_kunit_vm_event(test, SWAP_RA);
-	swpin_zero = mm_kunit_vm_event(test, SWPIN_ZERO);
+static void swap_state_test_vma_readahead(struct kunit *test)
+{
+	struct swap_state_test_ra ra = { .c = test->param_value };
+	unsigned long nr_ra = 0, nr_read = 0;
+	struct swap_state_test_events ev;
+	struct folio *target;
+	swp_entry_t entry;
+	int i;
+
+	swap_state_test_ra_setup(test, &ra);
+
+	swap_state_test_events_before(test, &ev);
 	swap_state_test_free_slots(&ra, true);
 	entry = swap_state_test_ra_entry(&ra, SWAP_STATE_TEST_RA_BEFORE);
 	target = swap_state_test_swap_fault(ra.vma, entry);
 	swap_state_test_free_slots(&ra, false);
-	swap_ra = mm_kunit_vm_event(test, SWAP_RA) - swap_ra;
-	swpin_zero = mm_kunit_vm_event(test, SWPIN_ZERO) - swpin_zero;
+	swap_state_test_events_since(test, &ev);
 
-	KUNIT_EXPECT_NULL_MSG(test, current->plug, "block plug left behind");
+	/* No block plug is left behind. */
+	KUNIT_EXPECT_NULL(test, current->plug);
 	KUNIT_ASSERT_NOT_NULL(test, target);
 	folio_put(target);
 	KUNIT_EXPECT_PTR_EQ(test, target,
@@ -1431,8 +1454,8 @@ static void swap_state_test_vma_readahead(struct kunit *test)
 		nr_ra += ra.c->expected[i] == 'R';
 		nr_read += ra.c->expected[i] == 'R' || ra.c->expected[i] == 'T';
 	}
-	KUNIT_EXPECT_EQ_MSG(test, nr_ra, swap_ra, "SWAP_RA events");
-	KUNIT_EXPECT_EQ_MSG(test, nr_read, swpin_zero, "pages read");
+	KUNIT_EXPECT_EQ(test, nr_ra, ev.swap_ra);
+	KUNIT_EXPECT_EQ(test, nr_read, ev.swpin_zero);
 }
 
 /* -------------------------------------------------------------------------
@@ -1477,20 +1500,17 @@ static void swap_state_test_check_cluster_slot(struct kunit *test,
 }
 
 /*
- * Without VMA readahead, a swap fault reads the page_cluster-aligned block
- * of swap slots around the target's, whatever the PTEs and the VMA's
- * readahead state: with 5 global hits and page_cluster 3, 5 + 2 rounds up
- * to 8, slots 16-23 for a fault on slot 20, all but the target marked
- * PG_readahead; the hits are taken.
+ * Without VMA readahead (as the case says), with 5 global hits and
+ * page_cluster 3: a device in @si, and a VMA with a swap PTE for slot 20
+ * of it at MID.
  */
-static void swap_state_test_cluster_readahead(struct kunit *test)
+static struct vm_area_struct *
+swap_state_test_cluster_setup(struct kunit *test,
+			      const struct swap_state_test_cluster_case *c,
+			      struct swap_info_struct **si)
 {
-	const struct swap_state_test_cluster_case *c = test->param_value;
 	unsigned long addr = swap_state_test_addr(SWAP_STATE_TEST_MID);
-	unsigned long swap_ra, swpin_zero, offset;
-	struct swap_info_struct *si;
 	struct vm_area_struct *vma;
-	struct folio *target;
 	swp_entry_t entry;
 
 	swap_state_test_use_vma_readahead(test);
@@ -1501,27 +1521,44 @@ static void swap_state_test_cluster_readahead(struct kunit *test)
 				  (atomic_t)ATOMIC_INIT(1));
 	mm_kunit_set_knob(test, page_cluster, 3);
 	atomic_set(&swapin_readahead_hits, 5);
-	si = swap_state_test_swapon_dev(test);
-	entry = swp_entry(si->type, 20);
+	*si = swap_state_test_swapon_dev(test);
+	entry = swp_entry((*si)->type, 20);
 	vma = swap_state_test_hits_vma(test, SWAP_STATE_TEST_INFO(2));
 	swap_state_test_hold_ptes(test, vma->vm_mm);
 	inc_mm_counter(vma->vm_mm, MM_SWAPENTS);
 	KUNIT_ASSERT_TRUE(test, mm_kunit_set_pte(vma->vm_mm, addr,
 						 softleaf_to_pte(entry)));
+	return vma;
+}
 
-	swap_ra = mm_kunit_vm_event(test, SWAP_RA);
-	swpin_zero = mm_kunit_vm_event(test, SWPIN_ZERO);
-	target = swap_state_test_swap_fault(vma, entry);
-	swap_ra = mm_kunit_vm_event(test, SWAP_RA) - swap_ra;
-	swpin_zero = mm_kunit_vm_event(test, SWPIN_ZERO) - swpin_zero;
+/*
+ * Without VMA readahead, a swap fault reads the page_cluster-aligned block
+ * of swap slots around the target's, whatever the PTEs and the VMA's
+ * readahead state: with 5 global hits and page_cluster 3, 5 + 2 rounds up
+ * to 8, slots 16-23 for a fault on slot 20, all but the target marked
+ * PG_readahead; the hits are taken.
+ */
+static void swap_state_test_cluster_readahead(struct kunit *test)
+{
+	struct swap_state_test_events ev;
+	struct swap_info_struct *si;
+	struct vm_area_struct *vma;
+	struct folio *target;
+	unsigned long offset;
+
+	vma = swap_state_test_cluster_setup(test, test->param_value, &si);
+
+	swap_state_test_events_before(test, &ev);
+	target = swap_state_test_swap_fault(vma, swp_entry(si->type, 20));
+	swap_state_test_events_since(test, &ev);
 
 	KUNIT_ASSERT_NOT_NULL(test, target);
 	folio_put(target);
 	KUNIT_EXPECT_PTR_EQ(test, target, swap_state_test_cached(si, 20));
 	for (offset = 0; offset < SWAP_STATE_TEST_SWAP_PAGES; offset++)
 		swap_state_test_check_cluster_slot(test, si, offset);
-	KUNIT_EXPECT_EQ_MSG(test, 7UL, swap_ra, "SWAP_RA events");
-	KUNIT_EXPECT_EQ_MSG(test, 8UL, swpin_zero, "pages read");
+	KUNIT_EXPECT_EQ(test, 7UL, ev.swap_ra);
+	KUNIT_EXPECT_EQ(test, 8UL, ev.swpin_zero);
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&swapin_readahead_hits));
 	KUNIT_EXPECT_EQ(test, SWAP_STATE_TEST_INFO(2),
 			atomic_long_read(&vma->swap_readahead_info));
