@@ -64,7 +64,7 @@ struct filemap_test_file {
 static void filemap_test_need_thp(struct kunit *test)
 {
 	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
-		kunit_skip(test, "needs CONFIG_TRANSPARENT_HUGEPAGE: run with --arch=x86_64");
+		kunit_skip(test, "needs CONFIG_TRANSPARENT_HUGEPAGE");
 	if (FILEMAP_TEST_PMD_ORDER > MAX_PAGECACHE_ORDER)
 		kunit_skip(test, "PMD order %d is above the page cache's %u",
 			   FILEMAP_TEST_PMD_ORDER, MAX_PAGECACHE_ORDER);
@@ -779,7 +779,7 @@ static void filemap_test_sync_readahead(struct kunit *test)
 	dropped = filemap_test_sync_ra(&map, c->pgoff, FILEMAP_TEST_FAULT_FIRST);
 
 	/* The mmap lock is dropped for the I/O, and only for it. */
-	KUNIT_EXPECT_EQ_MSG(test, c->nr_read != 0, dropped, "mmap lock dropped");
+	KUNIT_EXPECT_EQ(test, c->nr_read != 0, dropped);
 	KUNIT_EXPECT_EQ(test, c->miss_after, filemap_test_mmap_miss(ft));
 	KUNIT_EXPECT_EQ(test, c->ra_start, ra->start);
 	KUNIT_EXPECT_EQ(test, c->ra_size, ra->size);
@@ -1095,21 +1095,21 @@ static const struct filemap_test_async_case filemap_test_async_cases[] = {
 
 KUNIT_ARRAY_PARAM_DESC(filemap_test_async, filemap_test_async_cases, desc);
 
-static void filemap_test_async_readahead(struct kunit *test)
+/*
+ * The row's VMA flags, readahead state and mmap_miss, and the folio of
+ * the page it faults on, cached (PG_readahead if the row says so).
+ */
+static struct folio *
+filemap_test_async_setup(struct kunit *test,
+			 const struct filemap_test_async_case *c,
+			 struct filemap_test_map *map)
 {
-	const struct filemap_test_async_case *c = test->param_value;
-	struct filemap_test_file *ft = filemap_test_create(test, c->ra_pages);
-	struct filemap_test_map map = filemap_test_mmap_file(test, ft,
-							     PROT_READ);
-	struct vm_fault vmf = filemap_test_vmf(&map, c->index,
-					       FILEMAP_TEST_FAULT_FIRST);
+	struct filemap_test_file *ft = map->ft;
 	struct file_ra_state *ra = &ft->file->f_ra;
 	struct folio *folio;
-	struct file *fpin;
-	bool dropped;
 
 	if (c->vm_flags)
-		filemap_test_vma_flags(&map, c->vm_flags);
+		filemap_test_vma_flags(map, c->vm_flags);
 	folio = filemap_test_cache_page(test, ft, c->index);
 	if (c->readahead_mark)
 		folio_set_readahead(folio);
@@ -1119,6 +1119,22 @@ static void filemap_test_async_readahead(struct kunit *test)
 	ra->size = c->ra_size;
 	ra->async_size = c->ra_async_size;
 	ra->order = 0;
+	return folio;
+}
+
+static void filemap_test_async_readahead(struct kunit *test)
+{
+	const struct filemap_test_async_case *c = test->param_value;
+	struct filemap_test_file *ft = filemap_test_create(test, c->ra_pages);
+	struct filemap_test_map map = filemap_test_mmap_file(test, ft,
+							     PROT_READ);
+	struct vm_fault vmf = filemap_test_vmf(&map, c->index,
+					       FILEMAP_TEST_FAULT_FIRST);
+	struct folio *folio;
+	struct file *fpin;
+	bool dropped;
+
+	folio = filemap_test_async_setup(test, c, &map);
 
 	mmap_read_lock(map.mm);
 	if (c->locked)
@@ -1129,7 +1145,7 @@ static void filemap_test_async_readahead(struct kunit *test)
 	dropped = filemap_test_release_fault_lock(&map, fpin);
 
 	/* The mmap lock is dropped for the async read, and only for it. */
-	KUNIT_EXPECT_EQ_MSG(test, c->nr_read != 0, dropped, "mmap lock dropped");
+	KUNIT_EXPECT_EQ(test, c->nr_read != 0, dropped);
 	KUNIT_EXPECT_EQ(test, c->miss_after, filemap_test_mmap_miss(ft));
 	filemap_test_expect_reads(test, ft, c->read_start, c->nr_read, c->desc);
 }
@@ -1217,8 +1233,7 @@ static void filemap_test_expect_miss_unlocked(struct kunit *test,
 					      struct filemap_test_file *ft,
 					      vm_fault_t ret)
 {
-	KUNIT_ASSERT_EQ_MSG(test, VM_FAULT_MAJOR | VM_FAULT_RETRY, ret,
-			    "the miss reads around with the lock dropped");
+	KUNIT_ASSERT_EQ(test, VM_FAULT_MAJOR | VM_FAULT_RETRY, ret);
 	KUNIT_EXPECT_EQ(test, 1, filemap_test_mmap_miss(ft));
 	filemap_test_expect_reads(test, ft, 1000 - FILEMAP_TEST_RA_PAGES / 2,
 				  FILEMAP_TEST_RA_PAGES, "read-around");
@@ -1237,12 +1252,10 @@ static void filemap_test_expect_retry_keeps_miss(struct kunit *test,
 
 	ret = filemap_test_handle_fault(map, 1000, FILEMAP_TEST_FAULT_FIRST |
 					FAULT_FLAG_TRIED);
-	KUNIT_ASSERT_EQ_MSG(test, VM_FAULT_NOPAGE, ret,
-			    "the retry maps the page through fault-around");
+	KUNIT_ASSERT_EQ(test, VM_FAULT_NOPAGE, ret);
 	KUNIT_EXPECT_TRUE(test, filemap_test_pte_present(map, 1000));
 	KUNIT_EXPECT_EQ(test, 0UL, ft->nr_reads);
-	KUNIT_EXPECT_EQ_MSG(test, 1, filemap_test_mmap_miss(ft),
-			    "the retry kept the miss");
+	KUNIT_EXPECT_EQ(test, 1, filemap_test_mmap_miss(ft));
 }
 
 /*
@@ -1490,6 +1503,26 @@ static const struct filemap_test_credit_case filemap_test_credit_cases[] = {
 
 KUNIT_ARRAY_PARAM_DESC(filemap_test_credit, filemap_test_credit_cases, desc);
 
+/*
+ * Cache pages 998-1002, page 1000 (the faulting page) only if the row
+ * says so, PG_workingset as the row says.
+ */
+static void filemap_test_credit_cache(struct kunit *test,
+				      const struct filemap_test_credit_case *c,
+				      struct filemap_test_file *ft)
+{
+	struct folio *folio;
+	pgoff_t i;
+
+	for (i = 998; i <= 1002; i++) {
+		if (i == 1000 && !c->faulting_cached)
+			continue;
+		folio = filemap_test_cache_page(test, ft, i);
+		if (i == 1000 ? c->faulting_workingset : c->neighbours_workingset)
+			folio_set_workingset(folio);
+	}
+}
+
 static void filemap_test_map_pages_credit(struct kunit *test)
 {
 	const struct filemap_test_credit_case *c = test->param_value;
@@ -1497,18 +1530,9 @@ static void filemap_test_map_pages_credit(struct kunit *test)
 							   FILEMAP_TEST_RA_PAGES);
 	struct filemap_test_map map = filemap_test_mmap_file(test, ft,
 							     PROT_READ | PROT_WRITE);
-	pgoff_t i;
 	pte_t pte;
 
-	for (i = 998; i <= 1002; i++) {
-		struct folio *folio;
-
-		if (i == 1000 && !c->faulting_cached)
-			continue;
-		folio = filemap_test_cache_page(test, ft, i);
-		if (i == 1000 ? c->faulting_workingset : c->neighbours_workingset)
-			folio_set_workingset(folio);
-	}
+	filemap_test_credit_cache(test, c, ft);
 	if (c->vm_flags)
 		filemap_test_vma_flags(&map, c->vm_flags);
 	filemap_test_populate_pte(test, &map, 1000, c->pte);
@@ -1520,12 +1544,12 @@ static void filemap_test_map_pages_credit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->miss_after, filemap_test_mmap_miss(ft));
 	KUNIT_EXPECT_TRUE(test, filemap_test_pte_present(&map, 999));
 	KUNIT_EXPECT_TRUE(test, filemap_test_pte_present(&map, 1001));
+	/* The faulting page: mapped if cached, unless it holds a marker. */
 	KUNIT_ASSERT_TRUE(test, filemap_test_read_pte(&map, 1000, &pte));
-	KUNIT_EXPECT_EQ_MSG(test, c->pte == FILEMAP_TEST_PTE_MARKER,
-			    pte_is_marker(pte), "marker at the faulting page");
-	KUNIT_EXPECT_EQ_MSG(test, c->faulting_cached &&
-			    c->pte != FILEMAP_TEST_PTE_MARKER,
-			    pte_present(pte), "faulting page mapped");
+	KUNIT_EXPECT_EQ(test, c->pte == FILEMAP_TEST_PTE_MARKER,
+			pte_is_marker(pte));
+	KUNIT_EXPECT_EQ(test, c->faulting_cached &&
+			c->pte != FILEMAP_TEST_PTE_MARKER, pte_present(pte));
 }
 
 /*
@@ -1550,9 +1574,9 @@ static void filemap_test_map_pages_rss(struct kunit *test)
 	filemap_test_map_pages(test, &map, 1000, 996, 1003, 0);
 	second = get_mm_counter_sum(map.mm, MM_FILEPAGES);
 
-	KUNIT_EXPECT_EQ_MSG(test, 1L, first - before, "one page mapped");
-	KUNIT_EXPECT_EQ_MSG(test, 4L, second - first,
-			    "four more mapped, the fifth was already");
+	/* One page mapped, then four more: the fifth was already. */
+	KUNIT_EXPECT_EQ(test, 1L, first - before);
+	KUNIT_EXPECT_EQ(test, 4L, second - first);
 	for (index = 998; index <= 1002; index++)
 		KUNIT_EXPECT_TRUE_MSG(test,
 				      filemap_test_pte_present(&map, index),
@@ -1729,6 +1753,38 @@ static void filemap_test_expect_range(struct kunit *test,
 	}
 }
 
+/* Cache the row's pages; returns the references each has once cached. */
+static int *filemap_test_cache_range(struct kunit *test,
+				     const struct filemap_test_range_case *c,
+				     struct filemap_test_file *ft)
+{
+	unsigned long nr = c->cached_last - c->cached_first + 1, i;
+	int *refs = kunit_kcalloc(test, nr, sizeof(*refs), GFP_KERNEL);
+	bool locked;
+
+	KUNIT_ASSERT_NOT_NULL(test, refs);
+	for (i = 0; i < nr; i++) {
+		filemap_test_cache_page(test, ft, c->cached_first + i);
+		refs[i] = filemap_test_page_refs(test, ft, c->cached_first + i,
+						 &locked);
+	}
+	return refs;
+}
+
+/* Fault-around over the row's range, with no page table if it says so. */
+static vm_fault_t filemap_test_map_range(struct kunit *test,
+					 const struct filemap_test_range_case *c,
+					 struct filemap_test_map *map,
+					 bool *installed)
+{
+	if (c->no_table)
+		return filemap_test_map_pages_no_table(test, map, c->index,
+						       c->first, c->last,
+						       installed);
+	return filemap_test_map_pages(test, map, c->index, c->first, c->last,
+				      0);
+}
+
 static void filemap_test_map_pages_range(struct kunit *test)
 {
 	const struct filemap_test_range_case *c = test->param_value;
@@ -1739,37 +1795,24 @@ static void filemap_test_map_pages_range(struct kunit *test)
 			PROT_READ);
 	int rss = c->shmem ? MM_SHMEMPAGES : MM_FILEPAGES;
 	int other = c->shmem ? MM_FILEPAGES : MM_SHMEMPAGES;
-	unsigned long nr = c->cached_last - c->cached_first + 1, i;
-	int *refs = kunit_kcalloc(test, nr, sizeof(*refs), GFP_KERNEL);
+	unsigned long nr = c->cached_last - c->cached_first + 1;
 	long rss_before, other_before;
-	bool locked, installed = false;
+	bool installed = false;
 	vm_fault_t ret;
+	int *refs;
 
-	KUNIT_ASSERT_NOT_NULL(test, refs);
-	for (i = 0; i < nr; i++) {
-		filemap_test_cache_page(test, ft, c->cached_first + i);
-		refs[i] = filemap_test_page_refs(test, ft, c->cached_first + i,
-						 &locked);
-	}
+	refs = filemap_test_cache_range(test, c, ft);
 	rss_before = get_mm_counter_sum(map.mm, rss);
 	other_before = get_mm_counter_sum(map.mm, other);
 
-	if (c->no_table)
-		ret = filemap_test_map_pages_no_table(test, &map, c->index,
-						      c->first, c->last,
-						      &installed);
-	else
-		ret = filemap_test_map_pages(test, &map, c->index, c->first,
-					     c->last, 0);
+	ret = filemap_test_map_range(test, c, &map, &installed);
 
 	KUNIT_EXPECT_EQ(test, c->mapped ? VM_FAULT_NOPAGE : 0, ret);
 	KUNIT_EXPECT_EQ(test, c->mapped && c->no_table, installed);
-	KUNIT_EXPECT_EQ_MSG(test, c->mapped ? (long)nr : 0L,
-			    get_mm_counter_sum(map.mm, rss) - rss_before,
-			    "RSS of its kind");
-	KUNIT_EXPECT_EQ_MSG(test, 0L,
-			    get_mm_counter_sum(map.mm, other) - other_before,
-			    "RSS of the other kind");
+	KUNIT_EXPECT_EQ(test, c->mapped ? (long)nr : 0L,
+			get_mm_counter_sum(map.mm, rss) - rss_before);
+	KUNIT_EXPECT_EQ(test, 0L,
+			get_mm_counter_sum(map.mm, other) - other_before);
 	filemap_test_expect_range(test, c, &map, refs);
 }
 
@@ -1875,7 +1918,7 @@ static void filemap_test_fault_retry_after_vma_lock(struct kunit *test)
 	vm_fault_t ret;
 
 	if (!IS_ENABLED(CONFIG_PER_VMA_LOCK))
-		kunit_skip(test, "needs CONFIG_PER_VMA_LOCK: run with --arch=x86_64");
+		kunit_skip(test, "needs CONFIG_PER_VMA_LOCK");
 	ft = filemap_test_create(test, FILEMAP_TEST_RA_PAGES);
 	map = filemap_test_mmap_file(test, ft, PROT_READ);
 	vma = lock_vma_under_rcu(map.mm, filemap_test_addr(&map, 1000));
@@ -1984,6 +2027,34 @@ static void filemap_test_map_pages_large_folio(struct kunit *test)
 	}
 }
 
+/* The whole file mapped read-only at a PMD-aligned address. */
+static struct filemap_test_map
+filemap_test_mmap_pmd_aligned(struct kunit *test, struct filemap_test_file *ft)
+{
+	unsigned long len = FILEMAP_TEST_FILE_PAGES << PAGE_SHIFT, addr;
+
+	/* Find room for the file and a PMD more, and map it PMD-aligned. */
+	addr = kunit_vm_mmap(test, NULL, 0, len + PMD_SIZE, PROT_READ,
+			     MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr) || !addr);
+	KUNIT_ASSERT_EQ(test, 0, vm_munmap(addr, len + PMD_SIZE));
+	return filemap_test_mmap_at(test, ft, ALIGN(addr, PMD_SIZE), 0,
+				    FILEMAP_TEST_FILE_PAGES, PROT_READ);
+}
+
+/* Whether a PMD maps page @index of @map. */
+static bool filemap_test_pmd_maps(struct filemap_test_map *map, pgoff_t index)
+{
+	bool huge;
+	pmd_t *pmd;
+
+	mmap_read_lock(map->mm);
+	pmd = mm_find_pmd(map->mm, filemap_test_addr(map, index));
+	huge = pmd && pmd_trans_huge(pmdp_get(pmd));
+	mmap_read_unlock(map->mm);
+	return huge;
+}
+
 /*
  * Fault-around maps a PMD-sized folio with one PMD where no page table
  * covers it yet and the VMA lets it (its file offset aligned with a PMD
@@ -1993,24 +2064,16 @@ static void filemap_test_map_pages_large_folio(struct kunit *test)
  */
 static void filemap_test_map_pages_pmd(struct kunit *test)
 {
-	unsigned long len = FILEMAP_TEST_FILE_PAGES << PAGE_SHIFT, addr;
 	pgoff_t fault = FILEMAP_TEST_PMD_PAGES + 8;
 	struct filemap_test_file *ft;
 	struct filemap_test_map map;
 	bool installed, huge;
 	long rss_before;
 	vm_fault_t ret;
-	pmd_t *pmd;
 
 	filemap_test_need_thp(test);
 	ft = filemap_test_create(test, FILEMAP_TEST_RA_PAGES);
-	/* Find room for the file and a PMD more, and map it PMD-aligned. */
-	addr = kunit_vm_mmap(test, NULL, 0, len + PMD_SIZE, PROT_READ,
-			     MAP_PRIVATE | MAP_ANONYMOUS, 0);
-	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr) || !addr);
-	KUNIT_ASSERT_EQ(test, 0, vm_munmap(addr, len + PMD_SIZE));
-	map = filemap_test_mmap_at(test, ft, ALIGN(addr, PMD_SIZE), 0,
-				   FILEMAP_TEST_FILE_PAGES, PROT_READ);
+	map = filemap_test_mmap_pmd_aligned(test, ft);
 	filemap_test_cache_large_folio(test, ft, FILEMAP_TEST_PMD_PAGES,
 				       FILEMAP_TEST_PMD_ORDER);
 	filemap_test_set_mmap_miss(ft, 10);
@@ -2020,10 +2083,7 @@ static void filemap_test_map_pages_pmd(struct kunit *test)
 					      FILEMAP_TEST_PMD_PAGES,
 					      2 * FILEMAP_TEST_PMD_PAGES - 1,
 					      &installed);
-	mmap_read_lock(map.mm);
-	pmd = mm_find_pmd(map.mm, filemap_test_addr(&map, fault));
-	huge = pmd && pmd_trans_huge(pmdp_get(pmd));
-	mmap_read_unlock(map.mm);
+	huge = filemap_test_pmd_maps(&map, fault);
 
 	KUNIT_EXPECT_EQ(test, VM_FAULT_NOPAGE, ret);
 	KUNIT_EXPECT_TRUE_MSG(test, huge, "a PMD maps page %lu", fault);
@@ -2141,7 +2201,7 @@ static void filemap_test_recheck_pte_none(struct kunit *test)
 	if (vmf.pmd)
 		ret = filemap_fault_recheck_pte_none(&vmf);
 	mmap_read_unlock(map.mm);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, vmf.pmd, "PMD");
+	KUNIT_ASSERT_NOT_NULL(test, vmf.pmd);
 
 	KUNIT_EXPECT_EQ(test, c->expected, ret);
 	KUNIT_EXPECT_EQ(test, c->pte_present,
@@ -2161,15 +2221,15 @@ static void filemap_test_cow_then_reclaim(struct kunit *test,
 	struct address_space *mapping = map->ft->file->f_mapping;
 	struct folio *folio;
 
-	KUNIT_ASSERT_EQ_MSG(test, 0,
-			    filemap_test_handle_fault(map, 1000,
-						      FAULT_FLAG_WRITE) &
-			    VM_FAULT_ERROR, "COW fault");
+	KUNIT_ASSERT_EQ(test, 0,
+			filemap_test_handle_fault(map, 1000, FAULT_FLAG_WRITE) &
+			VM_FAULT_ERROR);
 	/* A folio in a per-CPU LRU batch holds a reference of the batch. */
 	lru_add_drain_all();
 	invalidate_mapping_pages(mapping, 0, -1);
+	/* The file folio is reclaimed. */
 	folio = filemap_get_folio(mapping, 1000);
-	KUNIT_ASSERT_TRUE_MSG(test, IS_ERR(folio), "file folio reclaimed");
+	KUNIT_ASSERT_TRUE(test, IS_ERR(folio));
 	KUNIT_ASSERT_TRUE(test, filemap_test_pte_present(map, 1000));
 	if (vm_locked)
 		filemap_test_vma_flags(map, VM_LOCKED);
@@ -2370,8 +2430,8 @@ static void filemap_test_recheck_race(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, 0, err);
 	KUNIT_ASSERT_FALSE(test, race.no_pte);
-	KUNIT_EXPECT_TRUE_MSG(test, race.fault_waited,
-			      "the fault did not wait for the PT lock");
+	/* The fault waited for the PT lock. */
+	KUNIT_EXPECT_TRUE(test, race.fault_waited);
 	KUNIT_EXPECT_EQ(test, VM_FAULT_NOPAGE, ret);
 	KUNIT_EXPECT_EQ(test, majfault, mm_kunit_vm_event(test, PGMAJFAULT));
 	KUNIT_EXPECT_EQ(test, 0UL, ft->nr_reads);
