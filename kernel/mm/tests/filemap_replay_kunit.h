@@ -394,8 +394,7 @@ static void filemap_replay_shrink(struct kunit *test,
 	KUNIT_ASSERT_LE_MSG(test, rp->cached, sc->cache_pages,
 			    "%s: page %lu could not be isolated for reclaim",
 			    sc->desc, index);
-	KUNIT_ASSERT_EQ_MSG(test, isolated, reclaimed,
-			    "%s: pages reclaimed of those isolated", sc->desc);
+	KUNIT_ASSERT_EQ(test, isolated, reclaimed);
 }
 
 /*
@@ -496,8 +495,7 @@ filemap_replay_and_report(struct kunit *test,
 		   c.mmap_miss);
 
 	/* Every touched page was read at least once. */
-	KUNIT_EXPECT_GE_MSG(test, c.pages_read, touched_pages,
-			    "%s: pages read", sc->desc);
+	KUNIT_EXPECT_GE(test, c.pages_read, touched_pages);
 	return c;
 }
 
@@ -520,17 +518,11 @@ static void filemap_replay_test_small(struct kunit *test)
 
 	/* The same pattern on a new file: the same numbers. */
 	again = filemap_replay_once(test, sc, perm);
-	KUNIT_EXPECT_EQ_MSG(test, first.pages_read, again.pages_read,
-			    "%s: pages read, replayed", sc->desc);
-	KUNIT_EXPECT_EQ_MSG(test, first.major_faults, again.major_faults,
-			    "%s: major faults, replayed", sc->desc);
-	KUNIT_EXPECT_EQ_MSG(test, first.readaround_faults,
-			    again.readaround_faults,
-			    "%s: read-around faults, replayed", sc->desc);
-	KUNIT_EXPECT_EQ_MSG(test, first.refaults, again.refaults,
-			    "%s: refaults, replayed", sc->desc);
-	KUNIT_EXPECT_EQ_MSG(test, first.mmap_miss, again.mmap_miss,
-			    "%s: mmap_miss, replayed", sc->desc);
+	KUNIT_EXPECT_EQ(test, first.pages_read, again.pages_read);
+	KUNIT_EXPECT_EQ(test, first.major_faults, again.major_faults);
+	KUNIT_EXPECT_EQ(test, first.readaround_faults, again.readaround_faults);
+	KUNIT_EXPECT_EQ(test, first.refaults, again.refaults);
+	KUNIT_EXPECT_EQ(test, first.mmap_miss, again.mmap_miss);
 }
 
 /* The seed scale replays once: a second replay would double minutes. */
