@@ -86,6 +86,13 @@ static void vmscan_test_need_lru_gen(struct kunit *test, bool on)
 		kunit_skip(test, "the multi-gen LRU is %s", on ? "off" : "on");
 }
 
+/* Skip unless this configuration's LRU_REFS_WIDTH fits the row. */
+static void vmscan_test_need_refs_width(struct kunit *test, bool fits)
+{
+	if (!fits)
+		kunit_skip(test, "LRU_REFS_WIDTH is %d", LRU_REFS_WIDTH);
+}
+
 /* The access count beyond PG_referenced, without PG_workingset. */
 static unsigned long vmscan_test_refs_field(unsigned long flags)
 {
@@ -662,8 +669,7 @@ static void vmscan_test_refs_tier(struct kunit *test)
 	struct folio *folio = vmscan_test_folio_create(test, 0, c->flags);
 	int refs;
 
-	if (c->field >= BIT(LRU_REFS_WIDTH))
-		kunit_skip(test, "LRU_REFS_WIDTH is %d", LRU_REFS_WIDTH);
+	vmscan_test_need_refs_width(test, c->field < BIT(LRU_REFS_WIDTH));
 	WRITE_ONCE(folio->flags.f,
 		   folio->flags.f | (c->field << LRU_REFS_PGOFF));
 
@@ -1010,12 +1016,11 @@ static void vmscan_test_sort_folio(struct kunit *test)
 			(c->promoted ? BIT(PG_active) | BIT(PG_workingset) : 0) |
 			(c->workingset ? BIT(PG_workingset) : 0));
 	other = vmscan_test_folio_create(test, 0, 0);
-	if (!vmscan_test_set_refs(folio, c->refs))
-		kunit_skip(test, "LRU_REFS_WIDTH is %d", LRU_REFS_WIDTH);
+	vmscan_test_need_refs_width(test, vmscan_test_set_refs(folio, c->refs));
 	/* Only the rows that say so are for a saturated folio. */
-	if (c->refs != VMSCAN_TEST_REFS_FULL &&
-	    folio_lru_refs(folio) + c->workingset == BIT(LRU_REFS_WIDTH) + 1)
-		kunit_skip(test, "LRU_REFS_WIDTH is %d", LRU_REFS_WIDTH);
+	vmscan_test_need_refs_width(test, c->refs == VMSCAN_TEST_REFS_FULL ||
+				    folio_lru_refs(folio) + c->workingset !=
+				    BIT(LRU_REFS_WIDTH) + 1);
 	flags = READ_ONCE(folio->flags.f) & (LRU_REFS_FLAGS | BIT(PG_workingset));
 
 	vmscan_test_sort(c, folio, other, &out);
