@@ -1512,13 +1512,16 @@ static void filemap_test_credit_cache(struct kunit *test,
 				      struct filemap_test_file *ft)
 {
 	struct folio *folio;
+	bool workingset;
 	pgoff_t i;
 
 	for (i = 998; i <= 1002; i++) {
 		if (i == 1000 && !c->faulting_cached)
 			continue;
 		folio = filemap_test_cache_page(test, ft, i);
-		if (i == 1000 ? c->faulting_workingset : c->neighbours_workingset)
+		workingset = i == 1000 ? c->faulting_workingset :
+					 c->neighbours_workingset;
+		if (workingset)
 			folio_set_workingset(folio);
 	}
 }
@@ -1772,10 +1775,10 @@ static int *filemap_test_cache_range(struct kunit *test,
 }
 
 /* Fault-around over the row's range, with no page table if it says so. */
-static vm_fault_t filemap_test_map_range(struct kunit *test,
-					 const struct filemap_test_range_case *c,
-					 struct filemap_test_map *map,
-					 bool *installed)
+static vm_fault_t
+filemap_test_map_range(struct kunit *test,
+		       const struct filemap_test_range_case *c,
+		       struct filemap_test_map *map, bool *installed)
 {
 	if (c->no_table)
 		return filemap_test_map_pages_no_table(test, map, c->index,
