@@ -383,9 +383,9 @@ static void workingset_test_lru_gen_refault(struct kunit *test)
 }
 
 /*
- * Refault @folio, a folio of @m's lruvec on node @other, with @shadow, a
- * shadow of @n's lruvec on node @nid: what it moves of both lruvecs'
- * counts and of both nodes' events (@home, @away).
+ * Refault @folio, a folio of @m's lruvec, with @shadow, a shadow of @n's
+ * lruvec on another node: what it moves of both lruvecs' counts and of
+ * the events of @n's node (@home) and @m's (@away).
  */
 static void workingset_test_refault_away(struct folio *folio, void *shadow,
 					 struct workingset_test_counts *n,
