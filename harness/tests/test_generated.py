@@ -207,3 +207,13 @@ def test_equivalent_list(tmp_path: Path) -> None:
 	(tmp_path / 'equivalent').write_text('f:1:2:ror:<=\n')
 	with pytest.raises(Exception, match='want "ID'):
 		gen.load_equivalent(tmp_path / 'equivalent')
+
+
+def test_equivalent_ids_may_hold_a_bar(tmp_path: Path) -> None:
+	"""The mutants of || and | have ids that end in bars: the id ends at
+	its first blank, and the fields after it are split at bars."""
+	(tmp_path / 'equivalent').write_text('f:1:2:lor:|| | um | no THP\n'
+					     'g:3:4:bor:| | why not\n')
+	assert gen.load_equivalent(tmp_path / 'equivalent') == {
+		'f:1:2:lor:||': gen.Equivalent('no THP', ('um',)),
+		'g:3:4:bor:|': gen.Equivalent('why not')}
