@@ -500,6 +500,8 @@ struct filemap_test_sync_case {
 	pgoff_t vma_pgoff;
 	unsigned long vma_pages;
 	pgoff_t pgoff;
+	/* file->f_ra.order before the miss, as a readahead left it. */
+	unsigned int ra_order;
 	unsigned short miss_before;
 	unsigned short miss_after;
 	/* The window left in file->f_ra, FILEMAP_TEST_RA_UNSET if none. */
@@ -518,8 +520,9 @@ struct filemap_test_sync_case {
  * left) and leaves mmap_miss. Otherwise, unless the VMA has VM_SEQ_READ or
  * VM_EXEC, mmap_miss goes up by one, saturating at MMAP_LOTSAMISS * 10 =
  * 1000, and above MMAP_LOTSAMISS = 100 nothing is read. VM_EXEC reads from
- * the fault (rounded down to exec_folio_order(), 0 here) to ra_pages on,
- * not past the VMA's end, nothing async; read-around reads ra_pages from
+ * the fault (rounded down to exec_folio_order(), 0 here, whatever order
+ * the last readahead used) to ra_pages on, not past the VMA's end,
+ * nothing async; read-around reads ra_pages from
  * max(0, pgoff - ra_pages / 2), a quarter of them async.
  */
 static const struct filemap_test_sync_case filemap_test_sync_cases[] = {
@@ -697,6 +700,33 @@ static const struct filemap_test_sync_case filemap_test_sync_cases[] = {
 		.nr_read = 32,
 	},
 	{
+		.desc = "VM_EXEC at an odd page reads from it",
+		.vm_flags = VM_EXEC,
+		.ra_pages = 32,
+		.pgoff = 1001,
+		.miss_before = 7,
+		.miss_after = 7,
+		.ra_start = 1001,
+		.ra_size = 32,
+		.ra_async_size = 0,
+		.read_start = 1001,
+		.nr_read = 32,
+	},
+	{
+		.desc = "VM_EXEC rounds to exec_folio_order(), not the last order",
+		.vm_flags = VM_EXEC,
+		.ra_pages = 32,
+		.pgoff = 1001,
+		.ra_order = 2,
+		.miss_before = 7,
+		.miss_after = 7,
+		.ra_start = 1001,
+		.ra_size = 32,
+		.ra_async_size = 0,
+		.read_start = 1001,
+		.nr_read = 32,
+	},
+	{
 		.desc = "VM_EXEC above the threshold still reads",
 		.vm_flags = VM_EXEC,
 		.ra_pages = 32,
@@ -775,6 +805,7 @@ static void filemap_test_sync_readahead(struct kunit *test)
 	ra->start = FILEMAP_TEST_RA_UNSET;
 	ra->size = FILEMAP_TEST_RA_UNSET;
 	ra->async_size = FILEMAP_TEST_RA_UNSET;
+	ra->order = c->ra_order;
 
 	dropped = filemap_test_sync_ra(&map, c->pgoff, FILEMAP_TEST_FAULT_FIRST);
 
@@ -924,7 +955,8 @@ static void filemap_test_sync_readahead_hugepage(struct kunit *test)
 
 /*
  * Read-around on a mapping that takes large folios asks
- * page_cache_ra_order() for order 0: the window comes in order-0 folios.
+ * page_cache_ra_order() for order 0, whatever order the last readahead
+ * used: the window comes in order-0 folios.
  */
 static void filemap_test_sync_readahead_large_folio(struct kunit *test)
 {
@@ -938,6 +970,8 @@ static void filemap_test_sync_readahead_large_folio(struct kunit *test)
 	ft = filemap_test_create(test, FILEMAP_TEST_RA_PAGES);
 	mapping_set_large_folios(ft->file->f_mapping);
 	map = filemap_test_mmap_file(test, ft, PROT_READ);
+	/* The order an earlier readahead ramped up to. */
+	ft->file->f_ra.order = 2;
 	filemap_test_sync_ra(&map, 1000, FILEMAP_TEST_FAULT_FIRST);
 
 	filemap_test_expect_reads(test, ft, start, FILEMAP_TEST_RA_PAGES,
@@ -1555,37 +1589,6 @@ static void filemap_test_map_pages_credit(struct kunit *test)
 			c->pte != FILEMAP_TEST_PTE_MARKER, pte_present(pte));
 }
 
-/*
- * Fault-around adds each page it maps to the mm's file RSS once: a page
- * already mapped by an earlier fault-around is not counted again. The
- * counter is summed over the CPUs: on SMP get_mm_counter() leaves out
- * the other CPUs' unfolded parts.
- */
-static void filemap_test_map_pages_rss(struct kunit *test)
-{
-	struct filemap_test_file *ft = filemap_test_create(test,
-							   FILEMAP_TEST_RA_PAGES);
-	struct filemap_test_map map = filemap_test_mmap_file(test, ft,
-							     PROT_READ);
-	long before, first, second;
-	pgoff_t index;
-
-	filemap_test_cache_pages(test, ft, 998, 1002, ULONG_MAX);
-	before = get_mm_counter_sum(map.mm, MM_FILEPAGES);
-	filemap_test_map_pages(test, &map, 1001, 1001, 1001, 0);
-	first = get_mm_counter_sum(map.mm, MM_FILEPAGES);
-	filemap_test_map_pages(test, &map, 1000, 996, 1003, 0);
-	second = get_mm_counter_sum(map.mm, MM_FILEPAGES);
-
-	/* One page mapped, then four more: the fifth was already. */
-	KUNIT_EXPECT_EQ(test, 1L, first - before);
-	KUNIT_EXPECT_EQ(test, 4L, second - first);
-	for (index = 998; index <= 1002; index++)
-		KUNIT_EXPECT_TRUE_MSG(test,
-				      filemap_test_pte_present(&map, index),
-				      "PTE of page %lu", index);
-}
-
 /* The references on page @index's folio, less the lookup's own. */
 static int filemap_test_page_refs(struct kunit *test,
 				  struct filemap_test_file *ft, pgoff_t index,
@@ -1602,6 +1605,42 @@ static int filemap_test_page_refs(struct kunit *test,
 	*locked = folio_test_locked(folio);
 	folio_put(folio);
 	return refs;
+}
+
+/*
+ * Fault-around adds each page it maps to the mm's file RSS once: a page
+ * already mapped by an earlier fault-around is not counted again, and
+ * keeps the references it had. The counter is summed over the CPUs: on
+ * SMP get_mm_counter() leaves out the other CPUs' unfolded parts.
+ */
+static void filemap_test_map_pages_rss(struct kunit *test)
+{
+	struct filemap_test_file *ft = filemap_test_create(test,
+							   FILEMAP_TEST_RA_PAGES);
+	struct filemap_test_map map = filemap_test_mmap_file(test, ft,
+							     PROT_READ);
+	long before, first, second;
+	int refs, refs_after;
+	pgoff_t index;
+	bool locked;
+
+	filemap_test_cache_pages(test, ft, 998, 1002, ULONG_MAX);
+	before = get_mm_counter_sum(map.mm, MM_FILEPAGES);
+	filemap_test_map_pages(test, &map, 1001, 1001, 1001, 0);
+	first = get_mm_counter_sum(map.mm, MM_FILEPAGES);
+	refs = filemap_test_page_refs(test, ft, 1001, &locked);
+	filemap_test_map_pages(test, &map, 1000, 996, 1003, 0);
+	second = get_mm_counter_sum(map.mm, MM_FILEPAGES);
+	refs_after = filemap_test_page_refs(test, ft, 1001, &locked);
+
+	/* One page mapped, then four more: the fifth was already. */
+	KUNIT_EXPECT_EQ(test, 1L, first - before);
+	KUNIT_EXPECT_EQ(test, 4L, second - first);
+	KUNIT_EXPECT_EQ(test, refs, refs_after);
+	for (index = 998; index <= 1002; index++)
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      filemap_test_pte_present(&map, index),
+				      "PTE of page %lu", index);
 }
 
 struct filemap_test_range_case {
