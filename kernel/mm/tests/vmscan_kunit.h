@@ -1385,6 +1385,9 @@ struct vmscan_test_tier_case {
  * tier above it, at gain 3, is evicted while its error is positive, and
  * the last tier to evict is the one below the first that is not. With sp
  * 1999 of 10000 - MIN_LRU_BATCH, a tier of 10000 may refault 3000 times.
+ * Tier 0 is only the setpoint: judged against itself at gain 3, 100
+ * refaults of 100 would not be positive. Each tier is judged on its own
+ * counts: tier 1's 3000 of 10000 and tier 2's 63 of 63 together would not.
  */
 static const struct vmscan_test_tier_case vmscan_test_tier_cases[] = {
 	{
@@ -1429,6 +1432,25 @@ static const struct vmscan_test_tier_case vmscan_test_tier_cases[] = {
 		.counts = {
 			.avg_refaulted = { 1999, 3000 },
 			.avg_total = { 10000 - MIN_LRU_BATCH, 10000 },
+		},
+		.tier_idx = 3,
+	},
+	{
+		.desc = "tier 0 refaulting all it evicts is no tier above it",
+		.type = LRU_GEN_FILE,
+		.counts = {
+			.avg_refaulted = { 100 },
+			.avg_total = { 100 },
+		},
+		.tier_idx = 3,
+	},
+	{
+		.desc = "tier 2's counts are its own, not tier 1's too",
+		.type = LRU_GEN_FILE,
+		.counts = {
+			.avg_refaulted = { 1999, 3000, MIN_LRU_BATCH - 1 },
+			.avg_total = { 10000 - MIN_LRU_BATCH, 10000,
+				       MIN_LRU_BATCH - 1 },
 		},
 		.tier_idx = 3,
 	},
