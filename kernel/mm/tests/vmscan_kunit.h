@@ -1992,6 +1992,12 @@ struct vmscan_test_prepare_case {
 	bool file_refaulted;	/* WORKINGSET_ACTIVATE_FILE since the snapshot */
 	unsigned long anon_count;	/* the decaying counts, before */
 	unsigned long file_count;
+	/*
+	 * Instead of anon_count: the anon count that brings the sum to a
+	 * quarter of the pages on the lists, plus over_quarter.
+	 */
+	bool at_quarter;
+	unsigned long over_quarter;
 	unsigned long anon_rotated;	/* PGROTATE_ANON since the last call */
 	unsigned long file_rotated;
 	unsigned long anon_io;	/* WORKINGSET_RESTORE_ANON, NR_VMSCAN_WRITE */
@@ -2032,6 +2038,19 @@ static const struct vmscan_test_prepare_case vmscan_test_prepare_cases[] = {
 		.file_count = 1,
 		.anon_io = 1,
 		.file_rotated = SWAP_CLUSTER_MAX,
+	},
+	{
+		.desc = "counts at a quarter of the LRU: kept",
+		.priority = DEF_PRIORITY,
+		.file_count = 1,
+		.at_quarter = true,
+	},
+	{
+		.desc = "counts one over a quarter of the LRU: halved once",
+		.priority = DEF_PRIORITY,
+		.file_count = 1,
+		.at_quarter = true,
+		.over_quarter = 1,
 	},
 	{
 		.desc = "counts over a quarter of the LRU: halved together",
@@ -2161,11 +2180,28 @@ static void vmscan_test_save_costs(struct kunit *test, struct lruvec *lruvec)
  * counts in @v: what the last call and the last reclaim round would have
  * left.
  */
+static unsigned long vmscan_test_lrusize(const struct vmscan_test_view *v)
+{
+	return v->lru[LRU_INACTIVE_ANON] + v->lru[LRU_ACTIVE_ANON] +
+	       v->lru[LRU_INACTIVE_FILE] + v->lru[LRU_ACTIVE_FILE];
+}
+
+/* The case's anon count before the call, for the lists in @v. */
+static unsigned long
+vmscan_test_anon_count(const struct vmscan_test_prepare_case *c,
+		       const struct vmscan_test_view *v)
+{
+	if (!c->at_quarter)
+		return c->anon_count;
+	return vmscan_test_lrusize(v) / 4 - c->file_count + c->over_quarter;
+}
+
 static void vmscan_test_set_costs(struct lruvec *lruvec,
 				  const struct vmscan_test_prepare_case *c,
 				  const struct vmscan_test_view *v)
 {
-	const unsigned long count[] = { c->anon_count, c->file_count };
+	const unsigned long count[] = { vmscan_test_anon_count(c, v),
+					c->file_count };
 	const unsigned long rotated[] = { c->anon_rotated, c->file_rotated };
 	const unsigned long io[] = { c->anon_io, c->file_io };
 	const bool refaulted[] = { c->anon_refaulted, c->file_refaulted };
@@ -2238,12 +2274,9 @@ static void vmscan_test_model_costs(const struct vmscan_test_prepare_case *c,
 				    const struct vmscan_test_view *v,
 				    unsigned long *anon, unsigned long *file)
 {
-	unsigned long lrusize = v->lru[LRU_INACTIVE_ANON] +
-				v->lru[LRU_ACTIVE_ANON] +
-				v->lru[LRU_INACTIVE_FILE] +
-				v->lru[LRU_ACTIVE_FILE];
+	unsigned long lrusize = vmscan_test_lrusize(v);
 
-	*anon = c->anon_count + c->anon_io * SWAP_CLUSTER_MAX +
+	*anon = vmscan_test_anon_count(c, v) + c->anon_io * SWAP_CLUSTER_MAX +
 		c->anon_rotated;
 	*file = c->file_count + c->file_io * SWAP_CLUSTER_MAX +
 		c->file_rotated;
