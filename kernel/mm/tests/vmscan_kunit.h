@@ -2218,6 +2218,10 @@ static void vmscan_test_set_costs(struct lruvec *lruvec,
 		WRITE_ONCE(lruvec->refaults[f], v->activate[f] - refaulted[f]);
 }
 
+static unsigned int
+vmscan_test_model_deactivate(const struct vmscan_test_prepare_case *c,
+			     const struct vmscan_test_view *v);
+
 /*
  * Call prepare_scan_control() until the counts it reads held still across
  * the call; the scan_control starts as the opposite of what the case
@@ -2228,16 +2232,19 @@ static void vmscan_test_prepare(const struct vmscan_test_prepare_case *c,
 				struct vmscan_test_prepared *out)
 {
 	struct vmscan_test_view after;
+	unsigned int deactivate;
 
 	for (out->tries = 1; out->tries <= 10; out->tries++) {
 		vmscan_test_read_view(lruvec, &out->view);
 		vmscan_test_set_costs(lruvec, c, &out->view);
+		deactivate = vmscan_test_model_deactivate(c, &out->view);
 		out->sc = (struct scan_control) {
 			.priority = c->priority,
 			.reclaim_idx = MAX_NR_ZONES - 1,
 			.force_deactivate = c->force_deactivate,
 			.no_cache_trim_mode = c->no_cache_trim_mode,
-			.may_deactivate = c->anon_refaulted ? 0 : DEACTIVATE_ANON,
+			.may_deactivate = (DEACTIVATE_ANON | DEACTIVATE_FILE) &
+					  ~deactivate,
 			.cache_trim_mode = c->file_refaulted ||
 					   c->no_cache_trim_mode,
 			.file_is_tiny = 1,
