@@ -2069,19 +2069,29 @@ static void filemap_test_map_pages_large_folio(struct kunit *test)
 	}
 }
 
-/* The whole file mapped read-only at a PMD-aligned address. */
+/*
+ * File pages [@pgoff, the file's end) mapped with @prot at the addresses
+ * that put file page @table at a PMD-aligned address, where a page table
+ * starts: each page table maps FILEMAP_TEST_PMD_PAGES file pages from
+ * @table on (and before it).
+ */
 static struct filemap_test_map
-filemap_test_mmap_pmd_aligned(struct kunit *test, struct filemap_test_file *ft)
+filemap_test_mmap_table_at(struct kunit *test, struct filemap_test_file *ft,
+			   pgoff_t pgoff, pgoff_t table, unsigned long prot)
 {
-	unsigned long len = FILEMAP_TEST_FILE_PAGES << PAGE_SHIFT, addr;
+	unsigned long len = FILEMAP_TEST_FILE_PAGES << PAGE_SHIFT, addr, base;
 
-	/* Find room for the file and a PMD more, and map it PMD-aligned. */
+	/* Find room for the file and a PMD more, and map it there. */
 	addr = kunit_vm_mmap(test, NULL, 0, len + PMD_SIZE, PROT_READ,
 			     MAP_PRIVATE | MAP_ANONYMOUS, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr) || !addr);
 	KUNIT_ASSERT_EQ(test, 0, vm_munmap(addr, len + PMD_SIZE));
-	return filemap_test_mmap_at(test, ft, ALIGN(addr, PMD_SIZE), 0,
-				    FILEMAP_TEST_FILE_PAGES, PROT_READ);
+	/* Where file page 0 goes: within the room, and so is the end. */
+	base = ALIGN(addr + (table << PAGE_SHIFT), PMD_SIZE) -
+	       (table << PAGE_SHIFT);
+	return filemap_test_mmap_at(test, ft, base + (pgoff << PAGE_SHIFT),
+				    pgoff, FILEMAP_TEST_FILE_PAGES - pgoff,
+				    prot);
 }
 
 /* Whether a PMD maps page @index of @map. */
@@ -2115,7 +2125,7 @@ static void filemap_test_map_pages_pmd(struct kunit *test)
 
 	filemap_test_need_thp(test);
 	ft = filemap_test_create(test, FILEMAP_TEST_RA_PAGES);
-	map = filemap_test_mmap_pmd_aligned(test, ft);
+	map = filemap_test_mmap_table_at(test, ft, 0, 0, PROT_READ);
 	filemap_test_cache_large_folio(test, ft, FILEMAP_TEST_PMD_PAGES,
 				       FILEMAP_TEST_PMD_ORDER);
 	filemap_test_set_mmap_miss(ft, 10);
@@ -2135,6 +2145,242 @@ static void filemap_test_map_pages_pmd(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 10, filemap_test_mmap_miss(ft));
 }
 
+struct filemap_test_large_range_case {
+	const char *desc;
+	/* The VMA maps file pages [vm_pgoff, the file's end). */
+	pgoff_t vm_pgoff;
+	/* A file page that starts a page table. */
+	pgoff_t table;
+	/* A folio of 2^order pages at index, order-0 pages after it. */
+	pgoff_t index;
+	unsigned int order;
+	unsigned int after;
+	/* i_size in pages, if not the whole file (0). */
+	pgoff_t eof;
+	/* A page of the folio a racing fault mapped first (0: none). */
+	pgoff_t populated;
+	/* The fault, and the window around it in its page table. */
+	pgoff_t fault;
+	pgoff_t first;
+	pgoff_t last;
+	/* Fault-around maps [mapped_first, mapped_last], but populated. */
+	pgoff_t mapped_first;
+	pgoff_t mapped_last;
+};
+
+/*
+ * Fault-around maps a large folio page by page, each PTE to that page of
+ * the folio: the whole folio, even from a window that begins or ends
+ * inside it, when the folio lies inside i_size, the VMA and one page
+ * table; else only its pages inside the window, the VMA and i_size, and
+ * never past the folio's end. A PTE that is populated already is left
+ * as it is and the pages on either side of it mapped; the pages after
+ * the folio are mapped each at its own PTE. It returns VM_FAULT_NOPAGE
+ * for the faulting page, counts what it mapped in the file RSS, takes
+ * one reference of the folio per PTE and leaves the folio unlocked.
+ */
+static const struct filemap_test_large_range_case
+filemap_test_large_range_cases[] = {
+	{
+		.desc = "window past the folio's end: the folio, nothing after",
+		.index = 992,
+		.order = 4,
+		.fault = 1000,
+		.first = 984,
+		.last = 1015,
+		.mapped_first = 992,
+		.mapped_last = 1007,
+	},
+	{
+		.desc = "window from inside the folio: the whole folio",
+		.index = 992,
+		.order = 4,
+		.fault = 1000,
+		.first = 996,
+		.last = 1015,
+		.mapped_first = 992,
+		.mapped_last = 1007,
+	},
+	{
+		.desc = "window ends inside the folio: the whole folio",
+		.index = 992,
+		.order = 4,
+		.fault = 1000,
+		.first = 984,
+		.last = 1003,
+		.mapped_first = 992,
+		.mapped_last = 1007,
+	},
+	{
+		.desc = "a populated PTE in the folio: left, the rest mapped",
+		.index = 992,
+		.order = 4,
+		.populated = 1000,
+		.fault = 996,
+		.first = 984,
+		.last = 1015,
+		.mapped_first = 992,
+		.mapped_last = 1007,
+	},
+	{
+		.desc = "VMA from inside the folio: up to the folio's end",
+		.vm_pgoff = 996,
+		.index = 992,
+		.order = 4,
+		.fault = 1000,
+		.first = 996,
+		.last = 1015,
+		.mapped_first = 996,
+		.mapped_last = 1007,
+	},
+	{
+		.desc = "VMA from inside the folio, pages after: own PTEs",
+		.vm_pgoff = 996,
+		.index = 992,
+		.order = 4,
+		.after = 2,
+		.fault = 1000,
+		.first = 996,
+		.last = 1015,
+		.mapped_first = 996,
+		.mapped_last = 1009,
+	},
+	{
+		.desc = "VMA from inside the folio, a populated PTE: left",
+		.vm_pgoff = 996,
+		.index = 992,
+		.order = 4,
+		.populated = 1000,
+		.fault = 1004,
+		.first = 996,
+		.last = 1015,
+		.mapped_first = 996,
+		.mapped_last = 1007,
+	},
+	{
+		.desc = "folio across page tables: its part in the second",
+		.table = 1000,
+		.index = 992,
+		.order = 4,
+		.fault = 1002,
+		.first = 1000,
+		.last = 1015,
+		.mapped_first = 1000,
+		.mapped_last = 1007,
+	},
+	{
+		.desc = "folio across page tables: its part in the first",
+		.table = 1000,
+		.index = 992,
+		.order = 4,
+		.fault = 996,
+		.first = 984,
+		.last = 999,
+		.mapped_first = 992,
+		.mapped_last = 999,
+	},
+	{
+		.desc = "folio across i_size: no PTE beyond it",
+		.index = FILEMAP_TEST_FILE_PAGES - 4,
+		.order = 2,
+		.eof = FILEMAP_TEST_FILE_PAGES - 2,
+		.fault = FILEMAP_TEST_FILE_PAGES - 4,
+		.first = FILEMAP_TEST_FILE_PAGES - 8,
+		.last = FILEMAP_TEST_LAST_PAGE,
+		.mapped_first = FILEMAP_TEST_FILE_PAGES - 4,
+		.mapped_last = FILEMAP_TEST_FILE_PAGES - 3,
+	},
+};
+
+KUNIT_ARRAY_PARAM_DESC(filemap_test_large_range,
+		       filemap_test_large_range_cases, desc);
+
+/* The pfn of the page the page cache holds at @index. */
+static unsigned long filemap_test_cached_pfn(struct kunit *test,
+					     struct filemap_test_file *ft,
+					     pgoff_t index)
+{
+	struct folio *folio = filemap_get_folio(ft->file->f_mapping, index);
+	unsigned long pfn;
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(folio), "page %lu cached", index);
+	pfn = page_to_pfn(folio_file_page(folio, index));
+	folio_put(folio);
+	return pfn;
+}
+
+/*
+ * Whether page @index of the row is mapped, and, if it is, by the page
+ * the page cache holds there, or by the racing fault's own copy of it.
+ */
+static void
+filemap_test_expect_large_pte(struct kunit *test,
+			      const struct filemap_test_large_range_case *c,
+			      struct filemap_test_map *map, pgoff_t index)
+{
+	bool want = index >= c->mapped_first && index <= c->mapped_last;
+	unsigned long pfn;
+	bool present;
+	pte_t pte;
+
+	present = filemap_test_read_pte(map, index, &pte) && pte_present(pte);
+	KUNIT_EXPECT_EQ_MSG(test, want, present, "PTE of page %lu", index);
+	if (!want || !present)
+		return;
+	pfn = filemap_test_cached_pfn(test, map->ft, index);
+	if (index == c->populated)
+		KUNIT_EXPECT_NE_MSG(test, pfn, pte_pfn(pte),
+				    "populated page %lu", index);
+	else
+		KUNIT_EXPECT_EQ_MSG(test, pfn, pte_pfn(pte), "page %lu", index);
+}
+
+static void filemap_test_map_pages_large_folio_range(struct kunit *test)
+{
+	const struct filemap_test_large_range_case *c = test->param_value;
+	pgoff_t folio_last = c->index + BIT(c->order) - 1;
+	long mapped = c->mapped_last - c->mapped_first + 1 -
+		      (c->populated ? 1 : 0);
+	struct filemap_test_file *ft;
+	struct filemap_test_map map;
+	struct inode *inode;
+	int refs_before;
+	long rss_before;
+	bool locked;
+	pgoff_t i;
+
+	filemap_test_need_thp(test);
+	ft = filemap_test_create(test, FILEMAP_TEST_RA_PAGES);
+	filemap_test_cache_large_folio(test, ft, c->index, c->order);
+	filemap_test_cache_pages(test, ft, folio_last + 1,
+				 folio_last + c->after, ULONG_MAX);
+	map = filemap_test_mmap_table_at(test, ft, c->vm_pgoff, c->table,
+					 PROT_READ | PROT_WRITE);
+	if (c->populated)
+		filemap_test_populate_pte(test, &map, c->populated,
+					  FILEMAP_TEST_PTE_PRESENT);
+	if (c->eof) {
+		inode = file_inode(ft->file);
+		inode_lock(inode);
+		i_size_write(inode, c->eof << PAGE_SHIFT);
+		inode_unlock(inode);
+	}
+	refs_before = filemap_test_page_refs(test, ft, c->index, &locked);
+	rss_before = get_mm_counter_sum(map.mm, MM_FILEPAGES);
+
+	KUNIT_EXPECT_EQ(test, VM_FAULT_NOPAGE,
+			filemap_test_map_pages(test, &map, c->fault, c->first,
+					       c->last, 0));
+	KUNIT_EXPECT_EQ(test, mapped,
+			get_mm_counter_sum(map.mm, MM_FILEPAGES) - rss_before);
+	/* One reference per PTE of the folio; the pages after have theirs. */
+	KUNIT_EXPECT_EQ(test, refs_before + (int)(mapped - c->after),
+			filemap_test_page_refs(test, ft, c->index, &locked));
+	KUNIT_EXPECT_FALSE(test, locked);
+	for (i = max(c->vm_pgoff, min(c->first, c->index)); i <= c->last; i++)
+		filemap_test_expect_large_pte(test, c, &map, i);
+}
+
 static struct kunit_case filemap_test_fault_around_cases[] = {
 	KUNIT_CASE_PARAM(filemap_test_map_pages_credit,
 			 filemap_test_credit_gen_params),
@@ -2146,6 +2392,8 @@ static struct kunit_case filemap_test_fault_around_cases[] = {
 	KUNIT_CASE(filemap_test_fault_retry_after_vma_lock),
 	KUNIT_CASE_PARAM(filemap_test_map_pages_large_folio,
 			 filemap_test_large_gen_params),
+	KUNIT_CASE_PARAM(filemap_test_map_pages_large_folio_range,
+			 filemap_test_large_range_gen_params),
 	KUNIT_CASE(filemap_test_map_pages_pmd),
 	{}
 };
