@@ -1931,6 +1931,8 @@ static void vmscan_test_scan_count(struct folio **folios,
 		for_each_evictable_lru(lru)
 			size[lru] = lruvec_lru_size(lruvec, lru,
 						    sc->reclaim_idx);
+		/* As a round before left them: every count is set anew. */
+		memset(out->nr, 0xff, sizeof(out->nr));
 		get_scan_count(lruvec, sc, out->nr);
 		for_each_evictable_lru(lru)
 			out->size[lru] = lruvec_lru_size(lruvec, lru,
