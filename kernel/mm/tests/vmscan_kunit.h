@@ -1791,6 +1791,15 @@ static const struct vmscan_test_count_case vmscan_test_count_cases[] = {
 		.scan = VMSCAN_TEST_SCAN_FRACT,
 	},
 	{
+		.desc = "global reclaim at swappiness 0, file tiny: anon only",
+		.swap = true,
+		.may_swap = true,
+		.swappiness = 0,
+		.priority = 1,
+		.file_is_tiny = true,
+		.scan = VMSCAN_TEST_SCAN_ANON,
+	},
+	{
 		.desc = "file tiny: anon only, before cache trim",
 		.swap = true,
 		.may_swap = true,
