@@ -396,8 +396,8 @@ def _recheck_under(s: Session, req: MutantsRequest,
 		     if r.outcome == Outcome.SURVIVED]
 	if not survivors:
 		return scored
-	checked = Session(s.source, dataclasses.replace(s.build, config=config),
-			  s.without, s.kernel.series)
+	# The suites the first pass ran, even if kernel/ changed since.
+	checked = s.with_config(config)
 	print(f'mm-kunit: {len(survivors)} survivors again, under '
 	      f'--config {config}')
 	timeout = _baseline(checked, tree)

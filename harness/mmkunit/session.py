@@ -5,6 +5,7 @@ overlay, the kernel tree, and the options kunit.py is run with."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import json
 import os
@@ -60,6 +61,17 @@ class Session:
 		self.env: Dict[str, str] = {}
 		# Patches put on top of the series for this command's builds.
 		self.extra: List[ov.Patch] = []
+
+	def with_config(self, config: Optional[str]) -> Session:
+		"""This session built under another configuration: the same
+		sources and the same overlay, as this session loaded it."""
+		other = Session(self.source, dataclasses.replace(
+			self.build, config=config), self.without, self.kernel.series)
+		other._overlay = self.overlay
+		other._tarball = self._tarball
+		other.env = dict(self.env)
+		other.extra = list(self.extra)
+		return other
 
 	@property
 	def overlay(self) -> ov.Overlay:

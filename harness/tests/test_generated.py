@@ -104,11 +104,13 @@ def test_json_round_trip_and_merge(tmp_path: Path,
 
 
 def test_survivors_run_again_under_the_checkers(
-		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+		tmp_path: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
 	"""A survivor of a run without a configuration is run again under
 	--config debug, then, if it survives that, under --config distro: a
 	checker's report kills it there, with the reason; a survivor of both
-	stays one, and the other outcomes are not run again."""
+	stays one, and the other outcomes are not run again. The suites are
+	those the first pass ran, even if kernel/ changed since."""
 	from mmkunit import request
 	from mmkunit.session import Session
 	O = gen.Outcome
@@ -116,6 +118,7 @@ def test_survivors_run_again_under_the_checkers(
 	seen = []
 
 	def run_in(s, t, overlay, extra, label, opts):
+		assert overlay is main.overlay
 		seen.append((s.build.config, extra[0].name))
 		line = int(extra[0].name.split(':')[1])
 		return runner.RunResult(0, [runner.CaseResult('s.a', P)], tmp_path,
@@ -133,8 +136,12 @@ def test_survivors_run_again_under_the_checkers(
 			    lambda s, tree, workers, jobs, opts, configured:
 			    [j(tree) for j in jobs])
 	(tmp_path / 'kunit.out').write_text('')
-	s = Session(request.Source(cache=tmp_path))
-	out = gen._recheck(s, request.MutantsRequest(), None, rs)
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
+	main = Session(request.Source(cache=tmp_path))
+	main.overlay
+	# The survivors run against the suites the first pass loaded.
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(tmp_path / 'changed'))
+	out = gen._recheck(main, request.MutantsRequest(), None, rs)
 	assert seen == [('debug', 'baseline'), ('debug', 'f:2:5:ror:<=.patch'),
 			('debug', 'f:3:5:ror:<=.patch'),
 			('distro', 'baseline'), ('distro', 'f:3:5:ror:<=.patch')]
