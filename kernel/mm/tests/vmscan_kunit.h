@@ -2013,6 +2013,12 @@ struct vmscan_test_prepare_case {
 	unsigned long file_rotated;
 	unsigned long anon_io;	/* WORKINGSET_RESTORE_ANON, NR_VMSCAN_WRITE */
 	unsigned long file_io;	/* WORKINGSET_RESTORE_FILE */
+	/*
+	 * The node's high watermarks raised to its file and free pages, less
+	 * over_wmark: file and free are over_wmark pages over them.
+	 */
+	bool at_wmark;
+	unsigned long over_wmark;
 };
 
 /*
@@ -2094,6 +2100,28 @@ static const struct vmscan_test_prepare_case vmscan_test_prepare_cases[] = {
 		.desc = "no refaults, priority 0: cache trim",
 		.priority = 0,
 	},
+	{
+		.desc = "file and free at the high watermarks: file is tiny",
+		.priority = 0,
+		.at_wmark = true,
+	},
+	{
+		.desc = "file and free one over the high watermarks: not tiny",
+		.priority = 0,
+		.at_wmark = true,
+		.over_wmark = 1,
+	},
+	{
+		.desc = "at the high watermarks, anon refaults: not tiny",
+		.priority = 0,
+		.anon_refaulted = true,
+		.at_wmark = true,
+	},
+	{
+		.desc = "at the high watermarks, inactive anon >> priority 10",
+		.priority = 10,
+		.at_wmark = true,
+	},
 };
 
 KUNIT_ARRAY_PARAM_DESC(vmscan_test_prepare, vmscan_test_prepare_cases, desc);
@@ -2110,12 +2138,24 @@ struct vmscan_test_view {
 	unsigned long high_wmark;
 };
 
+/* The sum of the high watermarks of the node's managed zones. */
+static unsigned long vmscan_test_high_wmark(struct pglist_data *pgdat)
+{
+	unsigned long sum = 0;
+	int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++)
+		if (managed_zone(&pgdat->node_zones[z]))
+			sum += high_wmark_pages(&pgdat->node_zones[z]);
+	return sum;
+}
+
 static void vmscan_test_read_view(struct lruvec *lruvec,
 				  struct vmscan_test_view *v)
 {
 	struct pglist_data *pgdat = lruvec_pgdat(lruvec);
 	enum lru_list lru;
-	int f, z;
+	int f;
 
 	memset(v, 0, sizeof(*v));
 	for (f = 0; f < ANON_AND_FILE; f++) {
@@ -2134,9 +2174,7 @@ static void vmscan_test_read_view(struct lruvec *lruvec,
 		       node_page_state(pgdat, NR_INACTIVE_FILE);
 	v->node_anon = node_page_state(pgdat, NR_INACTIVE_ANON);
 	v->free = sum_zone_node_page_state(pgdat->node_id, NR_FREE_PAGES);
-	for (z = 0; z < MAX_NR_ZONES; z++)
-		if (managed_zone(&pgdat->node_zones[z]))
-			v->high_wmark += high_wmark_pages(&pgdat->node_zones[z]);
+	v->high_wmark = vmscan_test_high_wmark(pgdat);
 }
 
 /* What prepare_scan_control() left: the scan_control and the costs. */
@@ -2187,10 +2225,135 @@ static void vmscan_test_save_costs(struct kunit *test, struct lruvec *lruvec)
 }
 
 /*
- * Give the lruvec the case's costs and refault snapshot, relative to the
- * counts in @v: what the last call and the last reclaim round would have
- * left.
+ * The counts prepare_scan_control() reads, each moved by an amount of its
+ * own while the test runs: a count read in the place of another, or not
+ * read at all, then gives another cost or another deactivation. The
+ * amounts are far over any per-CPU threshold, so that they reach the
+ * node's and the memcg's counts at once.
  */
+static const struct vmscan_test_move {
+	enum node_stat_item item;
+	int nr;
+} vmscan_test_moves[] = {
+	{
+		.item = PGROTATE_ANON,
+		.nr = 1 << 20,
+	},
+	{
+		.item = PGROTATE_FILE,
+		.nr = 2 << 20,
+	},
+	{
+		.item = WORKINGSET_RESTORE_ANON,
+		.nr = 3 << 20,
+	},
+	{
+		.item = WORKINGSET_RESTORE_FILE,
+		.nr = 4 << 20,
+	},
+	{
+		.item = NR_VMSCAN_WRITE,
+		.nr = 5 << 20,
+	},
+	{
+		.item = WORKINGSET_ACTIVATE_ANON,
+		.nr = 6 << 20,
+	},
+	{
+		.item = WORKINGSET_ACTIVATE_FILE,
+		.nr = 7 << 20,
+	},
+};
+
+static void vmscan_test_move_counts(struct lruvec *lruvec, int sign)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(vmscan_test_moves); i++)
+		mod_lruvec_state(lruvec, vmscan_test_moves[i].item,
+				 sign * vmscan_test_moves[i].nr);
+	mem_cgroup_flush_stats(root_mem_cgroup);
+}
+
+static void vmscan_test_unmove_counts(void *lruvec)
+{
+	vmscan_test_move_counts(lruvec, -1);
+}
+
+/*
+ * The high watermarks of a node's zones, as they were before the test
+ * raised them.
+ */
+struct vmscan_test_wmarks {
+	struct pglist_data *pgdat;
+	unsigned long high[MAX_NR_ZONES];
+};
+
+/* Set the high watermarks, under the zone lock, as the kernel sets them. */
+static void vmscan_test_set_wmarks(struct pglist_data *pgdat,
+				   const unsigned long *high)
+{
+	unsigned long flags;
+	int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++) {
+		struct zone *zone = &pgdat->node_zones[z];
+
+		spin_lock_irqsave(&zone->lock, flags);
+		zone->_watermark[WMARK_HIGH] = high[z];
+		spin_unlock_irqrestore(&zone->lock, flags);
+	}
+}
+
+static void vmscan_test_restore_wmarks(void *data)
+{
+	struct vmscan_test_wmarks *saved = data;
+
+	vmscan_test_set_wmarks(saved->pgdat, saved->high);
+}
+
+/*
+ * Raise the node's high watermarks so that its file and free pages in @v
+ * are the case's over_wmark pages over them, and read their sum into @v.
+ * They stay raised only for the call. What reads them meanwhile (the
+ * sizing of the per-CPU page lists, the dirty limits) sees a node short
+ * of memory for that moment; an allocation still succeeds, or wakes
+ * kswapd, by the low and min watermarks, which stay as they were.
+ */
+static void vmscan_test_raise_wmarks(const struct vmscan_test_prepare_case *c,
+				     const struct vmscan_test_wmarks *saved,
+				     struct vmscan_test_view *v)
+{
+	unsigned long high[MAX_NR_ZONES];
+	int z = 0;
+
+	memcpy(high, saved->high, sizeof(high));
+	while (!managed_zone(&saved->pgdat->node_zones[z]))
+		z++;
+	high[z] += v->node_file + v->free - c->over_wmark - v->high_wmark;
+	vmscan_test_set_wmarks(saved->pgdat, high);
+	v->high_wmark = vmscan_test_high_wmark(saved->pgdat);
+}
+
+static struct vmscan_test_wmarks *
+vmscan_test_save_wmarks(struct kunit *test, struct pglist_data *pgdat)
+{
+	struct vmscan_test_wmarks *saved;
+	int z;
+
+	saved = kunit_kzalloc(test, sizeof(*saved), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, saved);
+	saved->pgdat = pgdat;
+	for (z = 0; z < MAX_NR_ZONES; z++)
+		saved->high[z] = pgdat->node_zones[z]._watermark[WMARK_HIGH];
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test,
+						  vmscan_test_restore_wmarks,
+						  saved));
+	return saved;
+}
+
+/* The pages on the evictable lists in @v. */
 static unsigned long vmscan_test_lrusize(const struct vmscan_test_view *v)
 {
 	return v->lru[LRU_INACTIVE_ANON] + v->lru[LRU_ACTIVE_ANON] +
@@ -2207,6 +2370,11 @@ vmscan_test_anon_count(const struct vmscan_test_prepare_case *c,
 	return vmscan_test_lrusize(v) / 4 - c->file_count + c->over_quarter;
 }
 
+/*
+ * Give the lruvec the case's costs and refault snapshot, relative to the
+ * counts in @v: what the last call and the last reclaim round would have
+ * left.
+ */
 static void vmscan_test_set_costs(struct lruvec *lruvec,
 				  const struct vmscan_test_prepare_case *c,
 				  const struct vmscan_test_view *v)
@@ -2240,6 +2408,7 @@ vmscan_test_model_deactivate(const struct vmscan_test_prepare_case *c,
  */
 static void vmscan_test_prepare(const struct vmscan_test_prepare_case *c,
 				struct lruvec *lruvec,
+				const struct vmscan_test_wmarks *wmarks,
 				struct vmscan_test_prepared *out)
 {
 	struct vmscan_test_view after;
@@ -2247,6 +2416,8 @@ static void vmscan_test_prepare(const struct vmscan_test_prepare_case *c,
 
 	for (out->tries = 1; out->tries <= 10; out->tries++) {
 		vmscan_test_read_view(lruvec, &out->view);
+		if (c->at_wmark)
+			vmscan_test_raise_wmarks(c, wmarks, &out->view);
 		vmscan_test_set_costs(lruvec, c, &out->view);
 		deactivate = vmscan_test_model_deactivate(c, &out->view);
 		out->sc = (struct scan_control) {
@@ -2267,6 +2438,8 @@ static void vmscan_test_prepare(const struct vmscan_test_prepare_case *c,
 		memcpy(out->cost, lruvec->cost, sizeof(out->cost));
 		spin_unlock(&lruvec->cost_lock);
 		vmscan_test_read_view(lruvec, &after);
+		if (c->at_wmark)
+			vmscan_test_set_wmarks(wmarks->pgdat, wmarks->high);
 		if (!memcmp(&out->view, &after, sizeof(after)))
 			break;
 	}
@@ -2384,6 +2557,7 @@ static void vmscan_test_prepare_scan_control(struct kunit *test)
 {
 	const struct vmscan_test_prepare_case *c = test->param_value;
 	struct folio *folios[NR_LRU_LISTS];
+	struct vmscan_test_wmarks *wmarks;
 	struct vmscan_test_prepared out;
 	struct lruvec *lruvec;
 
@@ -2393,9 +2567,15 @@ static void vmscan_test_prepare_scan_control(struct kunit *test)
 	lruvec = folio_lruvec(folios[0]);
 	rcu_read_unlock();
 	vmscan_test_save_costs(test, lruvec);
+	wmarks = vmscan_test_save_wmarks(test, lruvec_pgdat(lruvec));
+	vmscan_test_move_counts(lruvec, 1);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test,
+						  vmscan_test_unmove_counts,
+						  lruvec));
 
 	vmscan_test_lists_add(folios);
-	vmscan_test_prepare(c, lruvec, &out);
+	vmscan_test_prepare(c, lruvec, wmarks, &out);
 	vmscan_test_lists_del(folios);
 
 	KUNIT_ASSERT_LE_MSG(test, out.tries, 10, "the counts never held still");
