@@ -288,6 +288,11 @@ class Overlay:
 				fixes, fixes))
 		return trees
 
+	def pins_functions(self) -> bool:
+		"""Whether the overlay names the functions its suites pin
+		(`pinned`), which generated mutants are made from."""
+		return (self.root / 'pinned').is_file()
+
 	def mutants(self) -> List[Patch]:
 		return [Patch.from_file(p)
 			for p in sorted((self.root / 'mutants').glob('*.patch'))]

@@ -56,7 +56,8 @@ def test_check_steps_run_the_real_commands(
 def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	"""A step gets what was given to check, and otherwise its command's
 	own defaults; the port's steps and fixes name their kernels."""
-	from mmkunit import cli, fixes, kernels, plan, request, session
+	from mmkunit import cli, fixes, generated, kernels, plan, request
+	from mmkunit import session
 	req = cli.parse_args(['check', '--no-install', '--cache', '/c',
 			      '--jobs', '1'])
 	assert isinstance(req, request.CheckRequest)
@@ -74,6 +75,14 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 		kernels.KERNELS[kernels.DEFAULT]
 	assert (run.build.arch, run.build.config, run.bisect) == \
 		('x86_64', 'distro', False)
+	sample = steps['mutants um generated']
+	assert isinstance(sample, request.MutantsRequest)
+	assert (sample.generated, sample.sample, sample.seed,
+		sample.build.arch, sample.build.config) == (
+			True, generated.CHECK_SAMPLE, generated.CHECK_SEED, 'um',
+			None)
+	assert list(steps).index('mutants um generated') == \
+		list(steps).index('mutants um') + 1
 	port = [r for name, r in steps.items() if plan.PORT_TREE in name
 		and not name.startswith('fixes')]
 	assert [type(r).__name__ for r in port] == [
