@@ -120,10 +120,6 @@ def load_equivalent(path: Path) -> Dict[str, Equivalent]:
 	if not path.is_file():
 		return out
 	for where, raw, parts in listfile.entries(path.read_text(), str(path)):
-		# An ID has no blank but may hold a '|' of its own (lor:||,
-		# bor:|): it ends at the first blank.
-		ident, _, rest = raw.split('#', 1)[0].strip().partition(' ')
-		parts = [ident] + [p.strip() for p in rest.split('|')][1:]
 		if len(parts) not in (2, 3) or not all(parts):
 			raise HarnessError(f'{where}: want "ID [| ARCH ...] | '
 					   f'reason", got: {raw}')

@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """The project's list files (kernel/expected, kernel/pinned,
-kernel/equivalent): one entry per line, its fields separated by '|',
-'#' starting a comment."""
+kernel/equivalent, kernel/untaken): one entry per line, its fields
+separated by a '|' with a blank on each side, so that a field may hold a
+'|' of its own (a mutant id's `lor:||`); '#' starts a comment."""
 
 from __future__ import annotations
 
+import re
 from typing import Iterator, List, Tuple
+
+_SEPARATOR = re.compile(r'\s\|\s')
 
 
 def entries(text: str, path: str) -> Iterator[Tuple[str, str, List[str]]]:
@@ -14,4 +18,4 @@ def entries(text: str, path: str) -> Iterator[Tuple[str, str, List[str]]]:
 		line = raw.split('#', 1)[0].strip()
 		if line:
 			yield (f'{path}:{lineno}', raw.strip(),
-			       [p.strip() for p in line.split('|')])
+			       [p.strip() for p in _SEPARATOR.split(line)])

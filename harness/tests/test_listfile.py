@@ -11,15 +11,20 @@ def test_entries_skip_comments_and_blank_lines_and_split_fields() -> None:
 		'\n'
 		'fails | s.a | fix.patch  # a note\n'
 		'   \n'
-		'  unsupported|s.b* | no THP \n')
+		'  unsupported\t|  s.b* | no THP \n')
 	assert list(listfile.entries(text, 'kernel/expected')) == [
 		('kernel/expected:3', 'fails | s.a | fix.patch  # a note',
 		 ['fails', 's.a', 'fix.patch']),
-		('kernel/expected:5', 'unsupported|s.b* | no THP',
+		('kernel/expected:5', 'unsupported\t|  s.b* | no THP',
 		 ['unsupported', 's.b*', 'no THP'])]
 
 
 def test_an_entry_of_one_field_and_empty_fields() -> None:
 	assert list(listfile.entries('filemap_fault\n', 'pinned')) == [
 		('pinned:1', 'filemap_fault', ['filemap_fault'])]
-	assert list(listfile.entries('a || b\n', 'x'))[0][2] == ['a', '', 'b']
+	assert list(listfile.entries('a |  | b\n', 'x'))[0][2] == ['a', '', 'b']
+	# A bar without a blank on each side belongs to its field.
+	assert list(listfile.entries('f:1:lor:|| | why\n', 'x'))[0][2] == [
+		'f:1:lor:||', 'why']
+	assert list(listfile.entries('g:2:bor:| | um | b|c\n', 'x'))[0][2] == [
+		'g:2:bor:|', 'um', 'b|c']
