@@ -58,7 +58,7 @@ def run_handler(req: RunRequest) -> int:
 def prepare_handler(req: PrepareRequest) -> int:
 	s = Session(req.source, without=req.without)
 	s.ensure_deps()
-	with s.prepared(req.in_place) as (_, src):
+	with s.prepared(req.in_place) as (_, src, _):
 		if not req.in_place:
 			print(f'mm-kunit: prepared tree: {src}')
 	print('Run the suites there with:\n'

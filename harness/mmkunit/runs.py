@@ -10,6 +10,7 @@ from typing import Optional
 from mmkunit import progress
 from mmkunit import repeat
 from mmkunit import runner
+from mmkunit import stamp
 from mmkunit.session import Session, write_reports
 
 
@@ -18,13 +19,25 @@ def run_suites(s: Session, in_place: bool = False,
 	       times: int = 1) -> runner.RunResult:
 	"""Prepares the tree, builds, runs and reports: what `run` does."""
 	s.ensure_deps()
-	with s.prepared(in_place) as (tree, src):
+	with s.prepared(in_place) as (tree, src, untouched):
 		build = tree.build_dir(s.build_key)
 		results = s.results_dir(s.build.arch)
-		progress.progress(f'running kunit.py in {src} (build: {build})')
 		opts = s.with_accel(s.run_options(filter_glob), tree)
 		ctx = s.report_context(s.kernel_source(tree), opts)
-		result = runner.run_kunit(src, build, opts, results)
+		inputs = stamp.inputs(str(tree.source),
+				      s.overlay.digest(s.extra), opts)
+		built = untouched and stamp.holds(build, src, opts.arch, inputs)
+		if built:
+			progress.progress(f'nothing changed since the last build '
+					  f'in {build}: running its kernel')
+		else:
+			progress.progress(f'running kunit.py in {src} '
+					  f'(build: {build})')
+			stamp.forget(build)
+		result = runner.run_kunit(src, build, opts, results,
+					  exec_only=built)
+		if result.booted and not built:
+			stamp.record(build, opts.arch, inputs)
 		write_reports(result, ctx)
 		repeats = repeat.run_again(result, src, build, opts, times)
 	if result.error:

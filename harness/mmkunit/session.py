@@ -140,13 +140,14 @@ class Session:
 		user's tree may change between runs, a tarball does not."""
 		return bool(self.source.kernel)
 
-	def prepare(self, tree: trees.PreparedTree) -> trees.PreparedTree:
-		"""Puts the series onto the tree, and says what that changed."""
+	def prepare(self, tree: trees.PreparedTree) -> List[str]:
+		"""Puts the series onto the tree, and says what that changed;
+		returns the files written."""
 		changed = tree.prepare(self.overlay, self.extra,
 				       refresh_source=self.refresh_source)
 		if changed:
 			progress.progress(f'updated in {tree.src}: {", ".join(changed)}')
-		return tree
+		return changed
 
 	def kernel_source(self, tree: trees.PreparedTree) -> Path:
 		"""The sources a run of tree is a run of, for the reports."""
@@ -156,12 +157,14 @@ class Session:
 
 	@contextlib.contextmanager
 	def prepared(self, in_place: bool = False
-		     ) -> Iterator[Tuple[trees.PreparedTree, Path]]:
+		     ) -> Iterator[Tuple[trees.PreparedTree, Path, bool]]:
 		"""Holds the tree for this run, with the overlay applied.
 
-		Yields the harness's tree (its build directories) and the source
-		tree to build: in place, the user's own tree, which the overlay
-		is applied into; otherwise the harness's prepared copy.
+		Yields the harness's tree (its build directories), the source
+		tree to build (in place, the user's own tree, which the overlay
+		is applied into; otherwise the harness's prepared copy), and
+		whether that source tree is as the harness last left it: its
+		own copy of a kernel that does not change, nothing written.
 		"""
 		src = self.source.kernel.resolve() if (in_place and
 						       self.source.kernel) else None
@@ -171,10 +174,11 @@ class Session:
 				changed = trees.apply_in_place(self.overlay, src)
 				print(f'mm-kunit: overlay applied in {src}'
 				      f' ({len(changed)} files written)')
+				yield tree, src, False
 			else:
-				self.prepare(tree)
-				src = tree.src
-			yield tree, src
+				changed = self.prepare(tree)
+				yield tree, tree.src, not (changed or
+							  self.refresh_source)
 
 	@property
 	def build_key(self) -> str:

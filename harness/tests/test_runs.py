@@ -115,3 +115,51 @@ def test_a_result_that_varies_between_runs_is_flaky(
 		'mm-kunit: flaky: s.a: PASS in runs 1-2; FAIL in run 3',
 		'mm-kunit: 3 runs, 1 flaky']
 	assert result.error == '1 flaky' and not result.ok
+
+
+def test_a_run_with_nothing_changed_boots_the_last_build(
+		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""In the harness's copy of a kernel tarball: a run after a build
+	that booted, with nothing written into the tree since, runs that
+	kernel (kunit.py exec); an edited test file builds again, and so does
+	every run after a build that did not boot."""
+	import tarfile
+	tarball = tmp_path / 'linux-source-6.12.tar.xz'
+	with tarfile.open(tarball, 'w:xz') as t:
+		t.add(kernel_tree, arcname='linux-source-6.12')
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
+	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
+	execs: List[bool] = []
+	boots = [True, True, True, True, False, True]
+
+	def run_kunit(tree: Path, build: Path, opts: runner.RunOptions,
+		      results: Path, prebuilt_config: bool = False,
+		      exec_only: bool = False) -> runner.RunResult:
+		execs.append(exec_only)
+		results.mkdir(parents=True, exist_ok=True)
+		if not exec_only:
+			build.mkdir(parents=True, exist_ok=True)
+			for name in ('.config', '.version', 'linux'):
+				(build / name).write_text(f'built {len(execs)}\n')
+		return runner.RunResult(0, [runner.CaseResult('s.a', P)],
+					results, booted=boots.pop(0))
+
+	monkeypatch.setattr(runner, 'run_kunit', run_kunit)
+
+	def run() -> None:
+		runs.run_suites(Session(Source(cache=tmp_path / 'c',
+					       install=False, tarball=tarball),
+					Build(quiet=True)))
+
+	run()
+	run()
+	assert execs == [False, True]
+	(overlay_dir / 'mm/tests/foo_kunit.h').write_text('/* edited */\n')
+	run()
+	run()
+	assert execs == [False, True, False, True]
+	(overlay_dir / 'mm/tests/foo_kunit.h').write_text('/* broken */\n')
+	run()
+	run()
+	assert execs == [False, True, False, True, False, False]

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The build stamp (stamp.py): when a run may boot the kernel it built
+last time instead of building."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+from mmkunit import runner, stamp
+
+
+def _built(build: Path, arch: str = 'um') -> None:
+	image = build / ('linux' if arch == 'um' else 'arch/x86/boot/bzImage')
+	image.parent.mkdir(parents=True, exist_ok=True)
+	for path, text in ((build / '.config', 'CONFIG_KUNIT=y\n'),
+			   (build / '.version', '3\n'), (image, 'ELF')):
+		path.write_text(text)
+		os.utime(path, ns=(10**18, 10**18))
+
+
+def _src(tmp_path: Path) -> Path:
+	src = tmp_path / 'src'
+	(src / 'mm').mkdir(parents=True)
+	(src / 'mm/filemap.c').write_text('int x;\n')
+	os.utime(src / 'mm/filemap.c', ns=(10**9, 10**9))
+	return src
+
+
+def test_inputs_change_with_what_decides_the_build(tmp_path: Path) -> None:
+	config = tmp_path / 'um.config'
+	config.write_text('CONFIG_KUNIT=y\n')
+	opts = runner.RunOptions(kunitconfigs=[config],
+				 make_options=('CC=ccache gcc',))
+	base = stamp.inputs('tarball', 'series', opts)
+	assert base and base == stamp.inputs('tarball', 'series', opts)
+	# What a run changes but its build does not: the same inputs.
+	assert base == stamp.inputs('tarball', 'series', dataclasses.replace(
+		opts, filter_glob='mm_*', kernel_args=['mem=2G'], timeout=9))
+	others = {
+		stamp.inputs('other tarball', 'series', opts),
+		stamp.inputs('tarball', 'edited series', opts),
+		stamp.inputs('tarball', 'series', dataclasses.replace(
+			opts, make_options=())),
+		stamp.inputs('tarball', 'series', dataclasses.replace(
+			opts, kconfig_add=('CONFIG_KASAN=y',))),
+		stamp.inputs('tarball', 'series', dataclasses.replace(
+			opts, arch='x86_64')),
+	}
+	config.write_text('CONFIG_KUNIT=y\nCONFIG_MEMCG=y\n')
+	others.add(stamp.inputs('tarball', 'series', opts))
+	assert len(others) == 6 and base not in others
+	# kunit.py arguments of the user's own: the harness cannot tell.
+	assert stamp.inputs('tarball', 'series', dataclasses.replace(
+		opts, kunit_args=['--kconfig_add=CONFIG_X=y'])) is None
+
+
+def test_a_stamp_holds_until_anything_changes(tmp_path: Path) -> None:
+	build, src = tmp_path / 'build', _src(tmp_path)
+	_built(build)
+	assert not stamp.holds(build, src, 'um', 'digest')
+	stamp.record(build, 'um', 'digest')
+	assert stamp.holds(build, src, 'um', 'digest')
+	assert not stamp.holds(build, src, 'um', 'another digest')
+	assert not stamp.holds(build, src, 'um', None)
+	# Another build in the directory (a mutant's) relinks the kernel.
+	os.utime(build / 'linux', ns=(2 * 10**18, 2 * 10**18))
+	assert not stamp.holds(build, src, 'um', 'digest')
+	stamp.record(build, 'um', 'digest')
+	assert stamp.holds(build, src, 'um', 'digest')
+	# A file of the tree edited after the build.
+	(src / 'mm/filemap.c').write_text('int y;\n')
+	assert not stamp.holds(build, src, 'um', 'digest')
+
+
+def test_a_build_leaves_no_stamp_until_it_booted(tmp_path: Path) -> None:
+	build, src = tmp_path / 'build', _src(tmp_path)
+	_built(build, 'x86_64')
+	stamp.record(build, 'x86_64', 'digest')
+	assert stamp.holds(build, src, 'x86_64', 'digest')
+	stamp.forget(build)
+	assert not (build / stamp.STAMP).exists()
+	stamp.forget(build)
+	# No kernel image: nothing to stamp.
+	(build / 'arch/x86/boot/bzImage').unlink()
+	stamp.record(build, 'x86_64', 'digest')
+	assert not (build / stamp.STAMP).exists()
+	stamp.record(build, 'x86_64', None)
+	assert not (build / stamp.STAMP).exists()
