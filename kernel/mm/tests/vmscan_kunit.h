@@ -2397,9 +2397,32 @@ static void vmscan_test_set_costs(struct lruvec *lruvec,
 		WRITE_ONCE(lruvec->refaults[f], v->activate[f] - refaulted[f]);
 }
 
+/* inactive_is_low() as the table above it states it. */
+static bool vmscan_test_model_low(const struct vmscan_test_view *v,
+				  enum lru_list inactive)
+{
+	unsigned long gb = (v->lru[inactive] + v->lru[inactive + LRU_ACTIVE]) >>
+			   (30 - PAGE_SHIFT);
+	unsigned long ratio = gb ? int_sqrt(10 * gb) : 1;
+
+	return v->lru[inactive] * ratio < v->lru[inactive + LRU_ACTIVE];
+}
+
+/* The DEACTIVATE_* bits prepare_scan_control() sets for the case. */
 static unsigned int
 vmscan_test_model_deactivate(const struct vmscan_test_prepare_case *c,
-			     const struct vmscan_test_view *v);
+			     const struct vmscan_test_view *v)
+{
+	unsigned int deactivate = 0;
+
+	if (c->force_deactivate)
+		return DEACTIVATE_ANON | DEACTIVATE_FILE;
+	if (c->anon_refaulted || vmscan_test_model_low(v, LRU_INACTIVE_ANON))
+		deactivate |= DEACTIVATE_ANON;
+	if (c->file_refaulted || vmscan_test_model_low(v, LRU_INACTIVE_FILE))
+		deactivate |= DEACTIVATE_FILE;
+	return deactivate;
+}
 
 /*
  * Call prepare_scan_control() until the counts it reads held still across
@@ -2445,17 +2468,6 @@ static void vmscan_test_prepare(const struct vmscan_test_prepare_case *c,
 	}
 }
 
-/* inactive_is_low() as the table above it states it. */
-static bool vmscan_test_model_low(const struct vmscan_test_view *v,
-				  enum lru_list inactive)
-{
-	unsigned long gb = (v->lru[inactive] + v->lru[inactive + LRU_ACTIVE]) >>
-			   (30 - PAGE_SHIFT);
-	unsigned long ratio = gb ? int_sqrt(10 * gb) : 1;
-
-	return v->lru[inactive] * ratio < v->lru[inactive + LRU_ACTIVE];
-}
-
 /*
  * The costs prepare_scan_control() leaves: the case's count, I/O and
  * rotations of each type, halved together until they are at most a
@@ -2475,22 +2487,6 @@ static void vmscan_test_model_costs(const struct vmscan_test_prepare_case *c,
 		*anon /= 2;
 		*file /= 2;
 	}
-}
-
-/* The DEACTIVATE_* bits prepare_scan_control() sets for the case. */
-static unsigned int
-vmscan_test_model_deactivate(const struct vmscan_test_prepare_case *c,
-			     const struct vmscan_test_view *v)
-{
-	unsigned int deactivate = 0;
-
-	if (c->force_deactivate)
-		return DEACTIVATE_ANON | DEACTIVATE_FILE;
-	if (c->anon_refaulted || vmscan_test_model_low(v, LRU_INACTIVE_ANON))
-		deactivate |= DEACTIVATE_ANON;
-	if (c->file_refaulted || vmscan_test_model_low(v, LRU_INACTIVE_FILE))
-		deactivate |= DEACTIVATE_FILE;
-	return deactivate;
 }
 
 static void vmscan_test_check_prepared(struct kunit *test,
