@@ -443,9 +443,9 @@ def _boot_uml(tree: Path, build_dir: Path, opts: RunOptions,
 	"""Builds (with kunit.py build, if build) and boots the UML kernel with
 	opts.memory, then has kunit.py parse its console (build_dir/test.log).
 
-	kunit.py starts UML with mem=1G after any --kernel_args, and UML takes
-	the last mem=, so a kernel that needs more is booted here, with the
-	arguments kunit.py would give it.
+	kunit.py (7.3's kunit_kernel.py too) starts UML with mem=1G after any
+	--kernel_args, and UML takes the last mem=, so a kernel that needs
+	more is booted here, with the arguments kunit.py would give it.
 	"""
 	if build:
 		rc = _stream(kunit_command(tree, build_dir, opts, json_path,
@@ -518,7 +518,8 @@ def _run_the_rest(tree: Path, build_dir: Path, opts: RunOptions,
 	further boots of the same kernel, each boot a suite or a test, until
 	every test has run or crashed. Their results join the first run's.
 	Rows of a parameterised test after the one that crashed are lost:
-	a filter names tests, not rows."""
+	a filter names tests, not rows. (kunit.py's --run_isolated boots once
+	per suite or test on every run, not only after a crash.)"""
 	res = first.results_dir
 	listed = list_tests(tree, build_dir, opts, res / 'list-tests.out')
 	done = set(ktap.finished_tests(lines))
