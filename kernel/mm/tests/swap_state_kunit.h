@@ -1079,7 +1079,9 @@ struct swap_state_test_ra_case {
 	 *
 	 * @ptes: 's' a swap PTE of the page's slot on the first device; 'o'
 	 * the same on a second device; 'c' as 's', the slot already in the
-	 * swap cache; 'f' as 's', the slot since freed; 'e' a swap-in error
+	 * swap cache; 'f' as 's', the slot since freed; 'd' as 's', the slot
+	 * not zero-filled, so that it is read through the device's I/O;
+	 * 'e' a swap-in error
 	 * marker (not a swap entry); 'z' a present PTE (the zero page); '-'
 	 * none.
 	 *
@@ -1108,6 +1110,22 @@ static const struct swap_state_test_ra_case swap_state_test_ra_cases[] = {
 		.prev_win = 4,
 		.hits = 5,
 		.ptes = "ssssssssss",
+		.expected = ".RRRTRRRR.",
+	},
+	{
+		.desc = "slots with data: the window read in one submission",
+		.prev = SWAP_STATE_TEST_MID + 50,
+		.prev_win = 4,
+		.hits = 5,
+		.ptes = "dddddddddd",
+		.expected = ".RRRTRRRR.",
+	},
+	{
+		.desc = "a zero-filled slot between: a submission on each side",
+		.prev = SWAP_STATE_TEST_MID + 50,
+		.prev_win = 4,
+		.hits = 5,
+		.ptes = "ddsddddddd",
 		.expected = ".RRRTRRRR.",
 	},
 	{
@@ -1234,6 +1252,16 @@ static swp_entry_t swap_state_test_ra_entry(struct swap_state_test_ra *ra,
 			 SWAP_STATE_TEST_RA_SLOT(i));
 }
 
+/* Have the slot's reads go through the device's I/O, not be zero-filled. */
+static void swap_state_test_clear_zero(struct swap_info_struct *si,
+				       unsigned long offset)
+{
+	struct swap_cluster_info *ci = swap_cluster_lock(si, offset);
+
+	__swap_table_clear_zero(ci, offset % SWAPFILE_CLUSTER);
+	swap_cluster_unlock(ci);
+}
+
 /* Set up page @i of the span as its character in @ptes says. */
 static void swap_state_test_ra_setup_page(struct kunit *test,
 					  struct swap_state_test_ra *ra, int i)
@@ -1247,6 +1275,9 @@ static void swap_state_test_ra_setup_page(struct kunit *test,
 		ra->cached[i] = swap_state_test_read(test, ra->si[0],
 						     SWAP_STATE_TEST_RA_SLOT(i),
 						     ra->vma, addr);
+		fallthrough;
+	case 'd':
+		swap_state_test_clear_zero(ra->si[0], SWAP_STATE_TEST_RA_SLOT(i));
 		fallthrough;
 	case 's':
 	case 'f':
@@ -1310,10 +1341,16 @@ static void swap_state_test_free_slots(struct swap_state_test_ra *ra,
 	}
 }
 
-/* The swap readahead events of a fault: pages read ahead, pages read. */
+/*
+ * The swap-in events of a fault: pages read ahead, pages served as
+ * zero-filled, pages read through the device, and the submissions that
+ * read them.
+ */
 struct swap_state_test_events {
 	unsigned long swap_ra;
 	unsigned long swpin_zero;
+	unsigned long pswpin;
+	unsigned long nrswpin;
 };
 
 static void swap_state_test_events_before(struct kunit *test,
@@ -1321,6 +1358,8 @@ static void swap_state_test_events_before(struct kunit *test,
 {
 	ev->swap_ra = mm_kunit_vm_event(test, SWAP_RA);
 	ev->swpin_zero = mm_kunit_vm_event(test, SWPIN_ZERO);
+	ev->pswpin = mm_kunit_vm_event(test, PSWPIN);
+	ev->nrswpin = mm_kunit_vm_event(test, NRSWPIN);
 }
 
 /* The events since swap_state_test_events_before(). */
@@ -1329,6 +1368,8 @@ static void swap_state_test_events_since(struct kunit *test,
 {
 	ev->swap_ra = mm_kunit_vm_event(test, SWAP_RA) - ev->swap_ra;
 	ev->swpin_zero = mm_kunit_vm_event(test, SWPIN_ZERO) - ev->swpin_zero;
+	ev->pswpin = mm_kunit_vm_event(test, PSWPIN) - ev->pswpin;
+	ev->nrswpin = mm_kunit_vm_event(test, NRSWPIN) - ev->nrswpin;
 }
 
 /*
@@ -1425,10 +1466,27 @@ static void swap_state_test_ra_setup(struct kunit *test,
 		percpu_ref_kill(&ra->si[1]->users);
 }
 
+/* Whether page @i of the span is read, as the target or ahead. */
+static bool swap_state_test_ra_read(struct swap_state_test_ra *ra, int i)
+{
+	return ra->c->expected[i] == 'R' || ra->c->expected[i] == 'T';
+}
+
+/* Whether page @i is read through the device's I/O. */
+static bool swap_state_test_ra_read_io(struct swap_state_test_ra *ra, int i)
+{
+	return swap_state_test_ra_read(ra, i) && ra->c->ptes[i] == 'd';
+}
+
+/*
+ * A swap fault with VMA readahead. The window's reads through the
+ * device's I/O are submitted together before swap_vma_readahead()
+ * returns: reads of adjacent slots in one submission.
+ */
 static void swap_state_test_vma_readahead(struct kunit *test)
 {
 	struct swap_state_test_ra ra = { .c = test->param_value };
-	unsigned long nr_ra = 0, nr_read = 0;
+	unsigned long nr_ra = 0, nr_zero = 0, nr_io = 0, nr_submit = 0;
 	struct swap_state_test_events ev;
 	struct folio *target;
 	swp_entry_t entry;
@@ -1452,10 +1510,17 @@ static void swap_state_test_vma_readahead(struct kunit *test)
 	for (i = 0; i < SWAP_STATE_TEST_RA_SPAN; i++) {
 		swap_state_test_ra_check_page(test, &ra, i);
 		nr_ra += ra.c->expected[i] == 'R';
-		nr_read += ra.c->expected[i] == 'R' || ra.c->expected[i] == 'T';
+		if (!swap_state_test_ra_read(&ra, i))
+			continue;
+		if (ra.c->ptes[i] != 'd')
+			nr_zero++;
+		else if (!nr_io++ || !swap_state_test_ra_read_io(&ra, i - 1))
+			nr_submit++;
 	}
 	KUNIT_EXPECT_EQ(test, nr_ra, ev.swap_ra);
-	KUNIT_EXPECT_EQ(test, nr_read, ev.swpin_zero);
+	KUNIT_EXPECT_EQ(test, nr_zero, ev.swpin_zero);
+	KUNIT_EXPECT_EQ(test, nr_io, ev.pswpin);
+	KUNIT_EXPECT_EQ(test, nr_submit, ev.nrswpin);
 }
 
 /* -------------------------------------------------------------------------

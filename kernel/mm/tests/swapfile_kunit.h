@@ -10,15 +10,37 @@
  * swap_state_test_swapon() takes a free swap type, as swapon does, and
  * gives it one cluster of swap slots. Every slot is swapped out once (a
  * swap count of 1, which stands for the swap PTE a test writes) and marked
- * zero-filled in its swap table entry, so swap_read_folio() serves every
- * read as a zero-filled page and never submits I/O. The device is in no
- * list that swap is allocated from (it is never SWP_WRITEOK), so nothing
- * but a test's own swap entries ever reach it. swap_state_test_swapoff()
- * takes it down again as swapoff does; the test must have emptied the swap
- * cache of its slots first.
+ * zero-filled in its swap table entry, so swap_read_folio() serves the
+ * read of a slot as a zero-filled page and submits no I/O. A test may
+ * clear that mark: the slot is then read through the device's swap_ops,
+ * as a swap file's is, from a backing store of zeros that completes each
+ * submission before it returns. The device is in no list that swap is
+ * allocated from (it is never SWP_WRITEOK), so nothing but a test's own
+ * swap entries ever reach it, and nothing is ever written to it.
+ * swap_state_test_swapoff() takes it down again as swapoff does; the test
+ * must have emptied the swap cache of its slots first.
  */
 
 #ifdef CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST
+
+#include <linux/swap_ops.h>
+#include <linux/uio.h>
+
+/* The backing store: zeros, read at once, completed as a swap file's. */
+static void swap_state_test_submit_read(struct swap_io_ctx *ctx)
+{
+	struct swap_iocb *sio = ctx->sio;
+	struct iov_iter iter;
+
+	swap_fs_prepare_rw(ctx, READ, &iter);
+	iov_iter_zero(sio->len, &iter);
+	sio->iocb.ki_complete(&sio->iocb, sio->len);
+}
+
+static const struct swap_ops swap_state_test_ops = {
+	.can_merge = swap_fs_can_merge,
+	.submit_read = swap_state_test_submit_read,
+};
 
 struct swap_info_struct *swap_state_test_swapon(unsigned int nr_pages)
 {
@@ -37,9 +59,22 @@ struct swap_info_struct *swap_state_test_swapon(unsigned int nr_pages)
 	INIT_WORK(&si->discard_work, swap_discard_work);
 	INIT_WORK(&si->reclaim_work, swap_reclaim_work);
 
+	/* As setup_swap_extents(): the I/O contexts' pool, once. */
+	err = sio_pool_init();
+	if (err)
+		goto free_si;
+	err = -ENOMEM;
+	si->swap_file = shmem_kernel_file_setup("swap_state_test",
+						(loff_t)nr_pages << PAGE_SHIFT,
+						EMPTY_VMA_FLAGS);
+	if (IS_ERR(si->swap_file)) {
+		err = PTR_ERR(si->swap_file);
+		goto free_si;
+	}
+	si->ops = &swap_state_test_ops;
 	ci = kvzalloc_obj(*ci);
 	if (!ci)
-		goto free_si;
+		goto put_file;
 	spin_lock_init(&ci->lock);
 	if (swap_cluster_alloc_table(ci, GFP_KERNEL))
 		goto free_ci;
@@ -80,6 +115,10 @@ struct swap_info_struct *swap_state_test_swapon(unsigned int nr_pages)
 
 free_ci:
 	kvfree(ci);
+put_file:
+	fput(si->swap_file);
+	si->swap_file = NULL;
+	si->ops = NULL;
 free_si:
 	spin_lock(&swap_lock);
 	si->flags = 0;
@@ -119,6 +158,9 @@ void swap_state_test_swapoff(struct swap_info_struct *si)
 	spin_unlock(&si->lock);
 	spin_unlock(&swap_lock);
 	free_swap_cluster_info(ci, SWAPFILE_CLUSTER);
+	fput(si->swap_file);
+	si->swap_file = NULL;
+	si->ops = NULL;
 
 	/* As swapoff, last: alloc_swap_info() may reuse the type now. */
 	spin_lock(&swap_lock);
