@@ -1889,13 +1889,25 @@ static const unsigned int vmscan_test_list_orders[NR_LRU_LISTS] = {
 	[LRU_ACTIVE_FILE] = 7,
 };
 
-/* A folio of the test's own for each evictable list. */
-static void vmscan_test_list_folios(struct kunit *test, struct folio **folios)
+/*
+ * Orders whose active folios outweigh the inactive ones: on a node whose
+ * own lists hold fewer pages than these, both inactive lists are low.
+ */
+static const unsigned int vmscan_test_low_orders[NR_LRU_LISTS] = {
+	[LRU_INACTIVE_ANON] = 0,
+	[LRU_ACTIVE_ANON] = 9,
+	[LRU_INACTIVE_FILE] = 0,
+	[LRU_ACTIVE_FILE] = 9,
+};
+
+/* A folio of the test's own for each evictable list, of @orders. */
+static void vmscan_test_list_folios(struct kunit *test, struct folio **folios,
+				    const unsigned int *orders)
 {
 	enum lru_list lru;
 
 	for_each_evictable_lru(lru) {
-		unsigned int order = vmscan_test_list_orders[lru];
+		unsigned int order = orders[lru];
 		unsigned long flags = is_file_lru(lru) ? 0 : BIT(PG_swapbacked);
 
 		if (is_active_lru(lru))
@@ -1979,7 +1991,7 @@ static void vmscan_test_get_scan_count(struct kunit *test)
 	if (c->memcg_reclaim)
 		sc.target_mem_cgroup = root_mem_cgroup;
 	vmscan_test_set_swap(test, c->swap ? SZ_1G >> PAGE_SHIFT : 0);
-	vmscan_test_list_folios(test, folios);
+	vmscan_test_list_folios(test, folios, vmscan_test_list_orders);
 
 	vmscan_test_scan_count(folios, &sc, &out);
 
@@ -2019,6 +2031,8 @@ struct vmscan_test_prepare_case {
 	 */
 	bool at_wmark;
 	unsigned long over_wmark;
+	/* The test's folios of vmscan_test_low_orders: inactive lists low. */
+	bool lists_low;
 };
 
 /*
@@ -2099,6 +2113,11 @@ static const struct vmscan_test_prepare_case vmscan_test_prepare_cases[] = {
 	{
 		.desc = "no refaults, priority 0: cache trim",
 		.priority = 0,
+	},
+	{
+		.desc = "inactive lists low, no refaults: both deactivated",
+		.priority = 0,
+		.lists_low = true,
 	},
 	{
 		.desc = "file and free at the high watermarks: file is tiny",
@@ -2558,7 +2577,9 @@ static void vmscan_test_prepare_scan_control(struct kunit *test)
 	struct lruvec *lruvec;
 
 	vmscan_test_need_lru_gen(test, false);
-	vmscan_test_list_folios(test, folios);
+	vmscan_test_list_folios(test, folios,
+				c->lists_low ? vmscan_test_low_orders :
+					       vmscan_test_list_orders);
 	rcu_read_lock();
 	lruvec = folio_lruvec(folios[0]);
 	rcu_read_unlock();
@@ -2576,6 +2597,10 @@ static void vmscan_test_prepare_scan_control(struct kunit *test)
 
 	KUNIT_ASSERT_LE_MSG(test, out.tries, 10, "the counts never held still");
 	vmscan_test_check_prepared(test, c, &out);
+	/* The row's lists were low, as it says, not only by the model. */
+	if (c->lists_low)
+		KUNIT_EXPECT_EQ(test, DEACTIVATE_ANON | DEACTIVATE_FILE,
+				vmscan_test_model_deactivate(c, &out.view));
 }
 
 /*
