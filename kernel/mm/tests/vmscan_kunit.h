@@ -1690,6 +1690,11 @@ struct vmscan_test_count_case {
 	bool swap;		/* free swap space */
 	bool may_swap;
 	bool memcg_reclaim;	/* of the root memcg, as memory.reclaim */
+	/*
+	 * Proactive reclaim with swappiness as its own, else other reclaim
+	 * with swappiness as vm.swappiness, the proactive one set apart.
+	 */
+	bool not_proactive;
 	int swappiness;
 	int priority;
 	bool file_is_tiny;
@@ -1705,7 +1710,8 @@ struct vmscan_test_count_case {
  * swappiness 0, file only; priority 0 with swappiness, every list by its
  * size; file_is_tiny, anon only; cache trim mode, file only; otherwise the
  * fractions of calculate_pressure_balance(). Each list's target is its
- * size >> priority, then its share.
+ * size >> priority, then its share. The swappiness is proactive reclaim's
+ * own if it gives one, else vm.swappiness (the root memcg's).
  */
 static const struct vmscan_test_count_case vmscan_test_count_cases[] = {
 	{
@@ -1823,6 +1829,17 @@ static const struct vmscan_test_count_case vmscan_test_count_cases[] = {
 		.swap = true,
 		.may_swap = true,
 		.swappiness = 60,
+		.priority = 1,
+		.anon_cost = 1,
+		.file_cost = 1,
+		.scan = VMSCAN_TEST_SCAN_FRACT,
+	},
+	{
+		.desc = "not proactive: vm.swappiness 140, not the proactive one",
+		.swap = true,
+		.may_swap = true,
+		.not_proactive = true,
+		.swappiness = 140,
 		.priority = 1,
 		.anon_cost = 1,
 		.file_cost = 1,
@@ -1969,7 +1986,8 @@ static void vmscan_test_scan_count(struct folio **folios,
 static void vmscan_test_get_scan_count(struct kunit *test)
 {
 	const struct vmscan_test_count_case *c = test->param_value;
-	int swappiness = c->swappiness;
+	int swappiness = c->not_proactive ? MAX_SWAPPINESS - c->swappiness :
+					    c->swappiness;
 	struct scan_control sc = {
 		.may_swap = c->may_swap,
 		.priority = c->priority,
@@ -1978,7 +1996,7 @@ static void vmscan_test_get_scan_count(struct kunit *test)
 		.cache_trim_mode = c->cache_trim_mode,
 		.anon_cost = c->anon_cost,
 		.file_cost = c->file_cost,
-		.proactive = 1,
+		.proactive = !c->not_proactive,
 		.proactive_swappiness = &swappiness,
 	};
 	struct folio *folios[NR_LRU_LISTS];
@@ -1990,6 +2008,8 @@ static void vmscan_test_get_scan_count(struct kunit *test)
 		kunit_skip(test, "no memory controller");
 	if (c->memcg_reclaim)
 		sc.target_mem_cgroup = root_mem_cgroup;
+	if (c->not_proactive)
+		mm_kunit_set_knob(test, vm_swappiness, c->swappiness);
 	vmscan_test_set_swap(test, c->swap ? SZ_1G >> PAGE_SHIFT : 0);
 	vmscan_test_list_folios(test, folios, vmscan_test_list_orders);
 
