@@ -1512,9 +1512,13 @@ static void swap_state_test_vma_readahead(struct kunit *test)
 		nr_ra += ra.c->expected[i] == 'R';
 		if (!swap_state_test_ra_read(&ra, i))
 			continue;
-		if (ra.c->ptes[i] != 'd')
+		if (ra.c->ptes[i] != 'd') {
 			nr_zero++;
-		else if (!nr_io++ || !swap_state_test_ra_read_io(&ra, i - 1))
+			continue;
+		}
+		nr_io++;
+		/* A read of the slot before it goes in the same submission. */
+		if (!i || !swap_state_test_ra_read_io(&ra, i - 1))
 			nr_submit++;
 	}
 	KUNIT_EXPECT_EQ(test, nr_ra, ev.swap_ra);

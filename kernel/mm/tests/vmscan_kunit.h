@@ -2304,7 +2304,7 @@ static const struct vmscan_test_move {
 	},
 };
 
-static void vmscan_test_move_counts(struct lruvec *lruvec, int sign)
+static void vmscan_test_add_to_counts(struct lruvec *lruvec, int sign)
 {
 	int i;
 
@@ -2316,7 +2316,17 @@ static void vmscan_test_move_counts(struct lruvec *lruvec, int sign)
 
 static void vmscan_test_unmove_counts(void *lruvec)
 {
-	vmscan_test_move_counts(lruvec, -1);
+	vmscan_test_add_to_counts(lruvec, -1);
+}
+
+/* Move the counts of vmscan_test_moves, and back when the test ends. */
+static void vmscan_test_move_counts(struct kunit *test, struct lruvec *lruvec)
+{
+	vmscan_test_add_to_counts(lruvec, 1);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test,
+						  vmscan_test_unmove_counts,
+						  lruvec));
 }
 
 /*
@@ -2605,11 +2615,7 @@ static void vmscan_test_prepare_scan_control(struct kunit *test)
 	rcu_read_unlock();
 	vmscan_test_save_costs(test, lruvec);
 	wmarks = vmscan_test_save_wmarks(test, lruvec_pgdat(lruvec));
-	vmscan_test_move_counts(lruvec, 1);
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test,
-						  vmscan_test_unmove_counts,
-						  lruvec));
+	vmscan_test_move_counts(test, lruvec);
 
 	vmscan_test_lists_add(folios);
 	vmscan_test_prepare(c, lruvec, wmarks, &out);
