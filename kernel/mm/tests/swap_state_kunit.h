@@ -12,7 +12,8 @@
  *    how it is clipped, and what is kept in vma->swap_readahead_info;
  *  - swap_update_readahead(): how a swap cache hit on a readahead folio is
  *    counted, per VMA or globally;
- *  - swap_cache_get_folio(), a plain lookup;
+ *  - swap_cache_get_folio(), a plain lookup, and what it does when the
+ *    swap cache changes under it (with CONFIG_DEBUG_PAGE_REF);
  *  - swap_vma_readahead(), through swapin_readahead(): which swap entries
  *    of the window's PTEs it reads into the swap cache, and how it leaves
  *    them;
@@ -32,6 +33,9 @@
 
 #include <kunit/test.h>
 #include <linux/mman.h>
+#ifdef CONFIG_DEBUG_PAGE_REF
+#include <trace/events/page_ref.h>
+#endif
 
 #include "mm_kunit.h"
 
@@ -1006,6 +1010,272 @@ static void swap_state_test_cache_get_folio(struct kunit *test)
 }
 
 /* -------------------------------------------------------------------------
+ * swap_cache_get_folio() against a swap cache that changes under it
+ *
+ * The lookup reads the slot, takes a reference with folio_try_get(), and
+ * reads the slot again. Another CPU can change the slot in between: it can
+ * hold the folio's references frozen (migration, split), replace the folio
+ * (migration) or delete it. The test makes each change at that point
+ * deterministically: a probe on the page_ref_mod_unless tracepoint, which
+ * folio_try_get() fires after its attempt, makes it there, on the lookup's
+ * own CPU, as the kernel's own code does it. The test holds the folios
+ * locked across the lookup, as the other CPU would.
+ */
+
+enum swap_state_test_change {
+	SWAP_STATE_TEST_THAWED,		/* references frozen, thawed */
+	SWAP_STATE_TEST_REPLACED,	/* replaced by a new folio */
+	SWAP_STATE_TEST_DELETED,	/* deleted from the swap cache */
+};
+
+enum swap_state_test_found {
+	SWAP_STATE_TEST_FOUND_OLD,
+	SWAP_STATE_TEST_FOUND_NEW,
+	SWAP_STATE_TEST_FOUND_NONE,
+};
+
+struct swap_state_test_change_case {
+	const char *desc;
+	enum swap_state_test_change change;
+	/* expected */
+	enum swap_state_test_found found;
+	int tries;		/* folio_try_get() calls on the old folio */
+	int old_refs;		/* what the lookup moved of its references */
+};
+
+/*
+ * Frozen references make folio_try_get() fail, and the lookup tries again:
+ * it returns the folio once they thaw, with a reference taken. A folio
+ * replaced or deleted after the reference was taken is not the slot's: the
+ * lookup puts it back and returns what the slot holds now. The old folio
+ * also lost the swap cache's reference.
+ */
+static const struct swap_state_test_change_case swap_state_test_change_cases[] = {
+	{
+		.desc = "references frozen, then thawed: the folio",
+		.change = SWAP_STATE_TEST_THAWED,
+		.found = SWAP_STATE_TEST_FOUND_OLD,
+		.tries = 2,
+		.old_refs = 1,
+	},
+	{
+		.desc = "replaced after the reference: the new folio",
+		.change = SWAP_STATE_TEST_REPLACED,
+		.found = SWAP_STATE_TEST_FOUND_NEW,
+		.tries = 1,
+		.old_refs = -1,
+	},
+	{
+		.desc = "deleted after the reference: none",
+		.change = SWAP_STATE_TEST_DELETED,
+		.found = SWAP_STATE_TEST_FOUND_NONE,
+		.tries = 1,
+		.old_refs = -1,
+	},
+};
+
+KUNIT_ARRAY_PARAM_DESC(swap_state_test_change, swap_state_test_change_cases,
+		       desc);
+
+#ifdef CONFIG_DEBUG_PAGE_REF
+
+/* What the probe changes, and on which folio. */
+struct swap_state_test_race {
+	enum swap_state_test_change change;
+	struct task_struct *task;	/* the lookup's */
+	struct folio *old;		/* in the slot when the lookup starts */
+	struct folio *new;		/* SWAP_STATE_TEST_REPLACED's */
+	int frozen_refs;		/* SWAP_STATE_TEST_THAWED's */
+	bool armed;
+	int tries;
+};
+
+/* Replace @old by @new in the swap cache, as shmem_replace_folio() does. */
+static void swap_state_test_replace(struct folio *old, struct folio *new)
+{
+	struct swap_cluster_info *ci;
+
+	ci = swap_cluster_get_and_lock_irq(old);
+	__swap_cache_replace_folio(ci, old, new);
+	mem_cgroup_replace_folio(old, new);
+	swap_cluster_unlock_irq(ci);
+	folio_clear_swapcache(old);
+	old->private = NULL;
+	folio_ref_sub(old, folio_nr_pages(old));
+}
+
+static void swap_state_test_probe(void *data, struct page *page, int v,
+				  int ret)
+{
+	struct swap_state_test_race *r = data;
+
+	if (current != r->task || page != &r->old->page)
+		return;
+	r->tries++;
+	if (!r->armed)
+		return;
+	r->armed = false;
+	switch (r->change) {
+	case SWAP_STATE_TEST_THAWED:
+		folio_ref_unfreeze(r->old, r->frozen_refs);
+		break;
+	case SWAP_STATE_TEST_REPLACED:
+		swap_state_test_replace(r->old, r->new);
+		break;
+	case SWAP_STATE_TEST_DELETED:
+		swap_cache_del_folio(r->old);
+		break;
+	}
+}
+
+static void swap_state_test_unprobe(void *data)
+{
+	unregister_trace_page_ref_mod_unless(swap_state_test_probe, data);
+	tracepoint_synchronize_unregister();
+}
+
+/*
+ * A folio to replace @old in the swap cache, set up as
+ * shmem_replace_folio() sets up its new folio: locked, with the swap
+ * cache's reference and @old's swap entry, on @old's node (the node's
+ * swap cache counts stay as they were).
+ */
+static struct folio *swap_state_test_new_folio(struct kunit *test,
+					       struct folio *old)
+{
+	struct folio *new = __folio_alloc_node(GFP_HIGHUSER_MOVABLE |
+					       __GFP_THISNODE, 0,
+					       folio_nid(old));
+
+	KUNIT_ASSERT_NOT_NULL(test, new);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test,
+						  swap_state_test_put_folio,
+						  new));
+	folio_ref_add(new, folio_nr_pages(new));
+	__folio_set_locked(new);
+	__folio_set_swapbacked(new);
+	folio_mark_uptodate(new);
+	new->swap = old->swap;
+	folio_set_swapcache(new);
+	return new;
+}
+
+/*
+ * The probe for @c on the folio in slot @offset of @si, registered until
+ * the test ends; the test holds a reference on that folio meanwhile.
+ */
+static struct swap_state_test_race *
+swap_state_test_race(struct kunit *test,
+		     const struct swap_state_test_change_case *c,
+		     struct swap_info_struct *si, unsigned long offset)
+{
+	struct swap_state_test_race *r;
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->change = c->change;
+	r->task = current;
+	r->old = swap_state_test_cached(si, offset);
+	KUNIT_ASSERT_NOT_NULL(test, r->old);
+	folio_get(r->old);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test,
+						  swap_state_test_put_folio,
+						  r->old));
+	if (c->change == SWAP_STATE_TEST_REPLACED)
+		r->new = swap_state_test_new_folio(test, r->old);
+	KUNIT_ASSERT_EQ(test, 0,
+			register_trace_page_ref_mod_unless(swap_state_test_probe,
+							   r));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, swap_state_test_unprobe,
+						  r));
+	return r;
+}
+
+/*
+ * Look slot @offset of @si up with the change armed: the old folio's
+ * references frozen before, or the old (and new) folio locked, as the
+ * CPU that changes them would have them.
+ */
+static struct folio *swap_state_test_lookup_changed(struct kunit *test,
+						    struct swap_state_test_race *r,
+						    struct swap_info_struct *si,
+						    unsigned long offset)
+{
+	swp_entry_t entry = swp_entry(si->type, offset);
+	struct folio *found;
+
+	KUNIT_ASSERT_PTR_EQ(test, si, get_swap_device(entry));
+	if (r->change == SWAP_STATE_TEST_THAWED) {
+		r->frozen_refs = folio_ref_count(r->old);
+		if (!folio_ref_freeze(r->old, r->frozen_refs)) {
+			put_swap_device(si);
+			KUNIT_FAIL(test, "references changed while freezing");
+			return NULL;
+		}
+	} else {
+		folio_lock(r->old);
+	}
+	r->armed = true;
+	found = swap_cache_get_folio(entry);
+	r->armed = false;
+	if (r->change != SWAP_STATE_TEST_THAWED)
+		folio_unlock(r->old);
+	if (r->new)
+		folio_unlock(r->new);
+	put_swap_device(si);
+	return found;
+}
+
+static void swap_state_test_cache_get_changed(struct kunit *test)
+{
+	const struct swap_state_test_change_case *c = test->param_value;
+	int old_refs, new_refs = 0, old_after, new_after = 0;
+	struct folio *found, *want = NULL;
+	struct swap_state_test_race *r;
+	struct swap_info_struct *si;
+	struct vm_area_struct *vma;
+
+	si = swap_state_test_swapon_dev(test);
+	vma = swap_state_test_hits_vma(test, SWAP_STATE_TEST_INFO(2));
+	swap_state_test_read(test, si, 10, vma, SWAP_STATE_TEST_FAULT);
+	/* No CPU's LRU batch may hold a reference the test cannot see. */
+	lru_add_drain_all();
+	r = swap_state_test_race(test, c, si, 10);
+	old_refs = folio_ref_count(r->old);
+	if (r->new)
+		new_refs = folio_ref_count(r->new);
+
+	found = swap_state_test_lookup_changed(test, r, si, 10);
+	old_after = folio_ref_count(r->old);
+	if (r->new)
+		new_after = folio_ref_count(r->new);
+	if (found)
+		folio_put(found);
+
+	if (c->found == SWAP_STATE_TEST_FOUND_OLD)
+		want = r->old;
+	else if (c->found == SWAP_STATE_TEST_FOUND_NEW)
+		want = r->new;
+	KUNIT_EXPECT_PTR_EQ(test, want, found);
+	KUNIT_EXPECT_PTR_EQ(test, want, swap_state_test_cached(si, 10));
+	KUNIT_EXPECT_EQ(test, c->tries, r->tries);
+	KUNIT_EXPECT_EQ(test, old_refs + c->old_refs, old_after);
+	KUNIT_EXPECT_EQ(test, new_refs + (want && want == r->new), new_after);
+}
+
+#else /* !CONFIG_DEBUG_PAGE_REF */
+
+static void swap_state_test_cache_get_changed(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_DEBUG_PAGE_REF's tracepoint");
+}
+
+#endif /* CONFIG_DEBUG_PAGE_REF */
+
+/* -------------------------------------------------------------------------
  * swap_vma_readahead(): reading the window in
  */
 
@@ -1647,6 +1917,8 @@ static struct kunit_case swap_state_test_cases[] = {
 	KUNIT_CASE_PARAM(swap_state_test_update_global_hit,
 			 swap_state_test_global_gen_params),
 	KUNIT_CASE(swap_state_test_cache_get_folio),
+	KUNIT_CASE_PARAM(swap_state_test_cache_get_changed,
+			 swap_state_test_change_gen_params),
 	KUNIT_CASE_PARAM(swap_state_test_vma_readahead,
 			 swap_state_test_ra_gen_params),
 	KUNIT_CASE_PARAM(swap_state_test_cluster_readahead,
