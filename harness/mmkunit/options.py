@@ -19,8 +19,9 @@ from mmkunit.request import Build
 def run_options(build: Build, configs: Sequence[Path], qemu_args: Path,
 		cache: Path, env: Dict[str, str],
 		filter_glob: Optional[str] = None) -> runner.RunOptions:
-	"""kunit.py's options for build: the kunitconfigs of configs that
-	exist, each with the boot options of its ARCH[-NAME].kernel_args;
+	"""kunit.py's options for build: configs[0], the arch's, as a
+	kunitconfig and the options of the others (ARCH-NAME.config) on top
+	of it, each with the boot options of its ARCH[-NAME].kernel_args;
 	QEMU's arguments from the file qemu_args, if there is one; gcc behind
 	ccache (its cache in $MM_KUNIT_CCACHE_DIR, else CACHE/ccache) unless
 	build says not; env added to the environment."""
@@ -28,6 +29,12 @@ def run_options(build: Build, configs: Sequence[Path], qemu_args: Path,
 	kernel_args = [arg for c in configs
 		       for f in [c.with_suffix('.kernel_args')] if f.is_file()
 		       for arg in f.read_text().split()]
+	# A configuration's options as kunit.py --kconfig_add, which, unlike a
+	# second --kunitconfig, may set an option the arch's sets otherwise
+	# (onecpu turns SMP off).
+	kconfig_add = [line for c in configs[1:] if c.is_file()
+		       for line in map(str.strip, c.read_text().splitlines())
+		       if line.startswith('CONFIG_') or line.endswith(' is not set')]
 	cc = runner.RunOptions()
 	if build.ccache:
 		cc = runner.ccache_options(
@@ -36,7 +43,8 @@ def run_options(build: Build, configs: Sequence[Path], qemu_args: Path,
 	return runner.RunOptions(
 		arch=build.arch, filter_glob=filter_glob,
 		kunit_args=list(build.kunit_args), jobs=build.jobs,
-		kunitconfigs=[c for c in configs if c.is_file()],
+		kunitconfigs=[c for c in configs[:1] if c.is_file()],
+		kconfig_add=kconfig_add,
 		qemu_args=(' '.join(qemu_args.read_text().split())
 			   if qemu_args.is_file() else ''),
 		kernel_args=kernel_args, quiet=build.quiet,

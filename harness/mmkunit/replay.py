@@ -343,6 +343,11 @@ def builds(overlay: ov.Overlay) -> List[ov.BeforeFix]:
 		+ [ov.BeforeFix(full, ())])
 
 
+# The configuration the seed scale runs in unless one is named, where the
+# arch has it and its configuration is SMP (kunit-configs/um-onecpu.config
+# says why).
+ONE_CPU = 'onecpu'
+SMP = 'CONFIG_SMP=y'
 # The longest a seed-scale build may run before it counts as hung.
 SEED_TIMEOUT = 3600
 # KUnit's fixed limit on one test case (lib/kunit/try-catch.c). A seed-scale
@@ -355,12 +360,16 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	"""The suite of one scale on each build, in req.workers trees at
 	once; the table, the CSV, the plot and the bounds."""
 	s.ensure_deps(deps.REPLAY)
+	if req.scale is Scale.SEED and not s.build.config and \
+	   s.config_file(f'{s.build.arch}-{ONE_CPU}.config').is_file() and \
+	   SMP in s.config_file(f'{s.build.arch}.config').read_text().split():
+		s = s.with_config(ONE_CPU)
 	text = s.overlay.contents.get(SCENARIOS, b'').decode()
 	table_rows = [sc for sc in scenarios(text) if sc.scale is req.scale]
 	if not table_rows:
 		raise ReplayError(f'{SCENARIOS}: no {req.scale.value} scenario')
 	opts = s.run_options(filter_glob=SUITES[req.scale])
-	kconfig_add = [KCONFIG]
+	kconfig_add = [*opts.kconfig_add, KCONFIG]
 	if any(HUNG_TASK in c.read_text().splitlines() for c in opts.kunitconfigs):
 		kconfig_add.append(NO_HUNG_TASK)
 	opts = dataclasses.replace(opts, kconfig_add=kconfig_add)

@@ -15,11 +15,14 @@ from mmkunit.request import Build
 
 def test_the_files_and_the_build_make_the_options(
 		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-	"""A configuration that exists is a kunitconfig, with the boot
-	options of its .kernel_args; QEMU's arguments are one line; gcc is
-	behind ccache; the given environment goes over ccache's."""
+	"""The arch's configuration is a kunitconfig, a named one's options go
+	on top of it (they may unset the arch's), each with the boot options
+	of its .kernel_args; QEMU's arguments are one line; gcc is behind
+	ccache; the given environment goes over ccache's."""
 	monkeypatch.delenv('MM_KUNIT_CCACHE_DIR', raising=False)
 	(tmp_path / 'x86_64.config').write_text('CONFIG_X=y\n')
+	(tmp_path / 'x86_64-debug.config').write_text(
+		'# Why\nCONFIG_Y=y\n  # CONFIG_X is not set\n\nCONFIG_Z="a b"\n')
 	(tmp_path / 'x86_64.kernel_args').write_text('a=1\n  b=2\n')
 	(tmp_path / 'x86_64-debug.kernel_args').write_text('c=3\n')
 	(tmp_path / 'x86_64.qemu_args').write_text('-smp 2\n  -m 2G\n')
@@ -30,6 +33,8 @@ def test_the_files_and_the_build_make_the_options(
 		tmp_path / 'x86_64.qemu_args', tmp_path / 'cache',
 		{'CCACHE_NOHASHDIR': 'no', 'LIBRARY_PATH': '/l'}, 'mm_*')
 	assert list(opts.kunitconfigs) == [tmp_path / 'x86_64.config']
+	assert list(opts.kconfig_add) == [
+		'CONFIG_Y=y', '# CONFIG_X is not set', 'CONFIG_Z="a b"']
 	assert list(opts.kernel_args) == ['a=1', 'b=2', 'c=3']
 	assert opts.qemu_args == '-smp 2 -m 2G'
 	assert (opts.arch, opts.jobs, opts.quiet, opts.filter_glob) == \

@@ -45,12 +45,12 @@ def test_check_steps_run_the_real_commands(
 				'build-x86_64', 'build-x86_64-debug',
 				'build-x86_64-distro']
 	debug = argv['build-x86_64-debug'][-1]
-	assert 'x86_64-debug.config' in debug
+	assert '--kconfig_add=CONFIG_KASAN=y' in debug
 	assert '--kernel_args=page_poison=1' in debug
-	assert 'um-debug.config' in argv['build-um-debug'][-1]
+	assert '--kconfig_add=CONFIG_KASAN=y' in argv['build-um-debug'][-1]
 	# UML boots two CPUs, which need its seccomp userspace.
 	assert '--kernel_args=seccomp=on' in argv['build-um'][-1]
-	assert 'um-distro.config' in argv['build-um-distro'][-1]
+	assert '--kconfig_add=CONFIG_MEMCG=y' in argv['build-um-distro'][-1]
 
 
 def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:

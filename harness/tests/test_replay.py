@@ -318,3 +318,18 @@ def test_seed_scale_on_qemu_without_kvm_stops_with_one_line(
 		"scenario outlasts KUnit's 300 s limit per test case (UML runs it "
 		'in minutes)')
 	assert not list((tmp_path / 'c').rglob('vmlinux'))
+
+
+@needs_gnuplot
+def test_seed_scale_on_smp_uml_builds_one_cpu_apart(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	"""UML's configuration is SMP: the seed scale builds with
+	kunit-configs/um-onecpu.config, in a build directory of its own."""
+	run_replay(overlay_dir, kernel_tree, tmp_path, REPLAY_FULL_RUN,
+		   '--scale', 'seed')
+	trees = tmp_path / 'c' / 'trees'
+	argv = [line for f in sorted(trees.glob('*/build-um-onecpu/kunit-argv.txt'))
+		for line in f.read_text().splitlines()]
+	assert argv and all('--kconfig_add=# CONFIG_SMP is not set' in a
+			    for a in argv if a.split()[0] in ('config', 'run'))
+	assert not list(trees.glob('*/build-um/kunit-argv.txt'))

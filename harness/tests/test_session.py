@@ -20,6 +20,12 @@ def _words(*files: Path) -> List[str]:
 	return [w for f in files for w in f.read_text().split()]
 
 
+def _options(config: Path) -> List[str]:
+	"""The lines of a configuration that set or unset an option."""
+	return [line for line in config.read_text().splitlines()
+		if line.startswith('CONFIG_') or line.endswith(' is not set')]
+
+
 def test_overlay_dir_picks_the_port(monkeypatch: pytest.MonkeyPatch) -> None:
 	monkeypatch.delenv('MM_KUNIT_OVERLAY', raising=False)
 	assert session.overlay_dir('7.3.4') == REPO / 'kernel'
@@ -65,8 +71,8 @@ def test_the_build_directory_and_results(tmp_path: Path) -> None:
 def test_run_options_from_the_configuration(
 		tmp_path: Path, overlay_dir: Path,
 		monkeypatch: pytest.MonkeyPatch) -> None:
-	"""The arch's kunitconfig, the configuration's after it, and the
-	boot options that go with each (ARCH[-NAME].kernel_args); QEMU's
+	"""The arch's kunitconfig, the configuration's options on top of it,
+	and the boot options that go with each (ARCH[-NAME].kernel_args); QEMU's
 	arguments on one line; the compiler behind ccache; the session's
 	environment on top."""
 	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
@@ -76,8 +82,8 @@ def test_run_options_from_the_configuration(
 				  kunit_args=('--raw_output',)))
 	s.env['LIBRARY_PATH'] = '/lib/gcov'
 	opts = s.run_options('mm_swap*')
-	assert list(opts.kunitconfigs) == [CONFIGS / 'um.config',
-					   CONFIGS / 'um-debug.config']
+	assert list(opts.kunitconfigs) == [CONFIGS / 'um.config']
+	assert list(opts.kconfig_add) == _options(CONFIGS / 'um-debug.config')
 	assert list(opts.kernel_args) == _words(CONFIGS / 'um.kernel_args',
 						CONFIGS / 'um-debug.kernel_args')
 	assert (opts.arch, opts.filter_glob, opts.jobs, opts.quiet) == \
@@ -119,7 +125,7 @@ def test_a_port_has_its_own_configuration(
 	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
 	s = session.Session(Source(cache=tmp_path), Build(config='debug'))
 	opts = s.run_options()
-	assert list(opts.kunitconfigs) == [own / 'um.config',
-					   CONFIGS / 'um-debug.config']
+	assert list(opts.kunitconfigs) == [own / 'um.config']
+	assert list(opts.kconfig_add) == _options(CONFIGS / 'um-debug.config')
 	assert list(opts.kernel_args) == ['mem=2G', *_words(
 		CONFIGS / 'um-debug.kernel_args')]
