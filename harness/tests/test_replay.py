@@ -333,3 +333,16 @@ def test_seed_scale_on_smp_uml_builds_one_cpu_apart(
 	assert argv and all('--kconfig_add=# CONFIG_SMP is not set' in a
 			    for a in argv if a.split()[0] in ('config', 'run'))
 	assert not list(trees.glob('*/build-um/kunit-argv.txt'))
+
+
+def test_scales_case_limit_reads_the_kernel_s_kunit(tmp_path: Path) -> None:
+	"""7.3's lib/kunit/test.c multiplies the limit by the case's speed
+	(kunit_timeout_mult()); 6.12's holds every case to 300 s."""
+	assert not replay.scales_case_limit(tmp_path)
+	(tmp_path / 'lib/kunit').mkdir(parents=True)
+	(tmp_path / 'lib/kunit/test.c').write_text(
+		'static unsigned long kunit_test_timeout(void) { return 300; }\n')
+	assert not replay.scales_case_limit(tmp_path)
+	(tmp_path / 'lib/kunit/test.c').write_text(
+		'static int kunit_timeout_mult(enum kunit_speed speed)\n')
+	assert replay.scales_case_limit(tmp_path)
