@@ -1050,7 +1050,8 @@ struct swap_state_test_change_case {
  * lookup puts it back and returns what the slot holds now. The old folio
  * also lost the swap cache's reference.
  */
-static const struct swap_state_test_change_case swap_state_test_change_cases[] = {
+static const struct swap_state_test_change_case
+swap_state_test_change_cases[] = {
 	{
 		.desc = "references frozen, then thawed: the folio",
 		.change = SWAP_STATE_TEST_THAWED,
