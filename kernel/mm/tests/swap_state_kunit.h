@@ -21,8 +21,9 @@
  *    reads the aligned block of slots around the target's.
  *
  * The swap cache tests need a swap device: swap_state_test_swapon()
- * (mm/tests/swapfile_kunit.h) gives one with no I/O, whose slots all read
- * as zero-filled pages.
+ * (mm/tests/swapfile_kunit.h) gives one whose slots read as zero-filled
+ * pages without I/O, or, once a test clears a slot's zero mark, through
+ * the device's swap_ops from a backing store of zeros.
  *
  * Every global knob a test changes (page_cluster, enable_vma_readahead,
  * nr_rotate_swap, swapin_readahead_hits) is set with mm_kunit_set_knob(),
@@ -1137,9 +1138,9 @@ static void swap_state_test_unprobe(void *data)
 
 /*
  * A folio to replace @old in the swap cache, set up as
- * shmem_replace_folio() sets up its new folio: locked, with the swap
- * cache's reference and @old's swap entry, on @old's node (the node's
- * swap cache counts stay as they were).
+ * shmem_replace_folio() sets up its new folio, with the swap cache's
+ * reference and @old's swap entry, on @old's node (the node's swap cache
+ * counts stay as they were); the lookup locks it.
  */
 static struct folio *swap_state_test_new_folio(struct kunit *test,
 					       struct folio *old)
@@ -1154,7 +1155,6 @@ static struct folio *swap_state_test_new_folio(struct kunit *test,
 						  swap_state_test_put_folio,
 						  new));
 	folio_ref_add(new, folio_nr_pages(new));
-	__folio_set_locked(new);
 	__folio_set_swapbacked(new);
 	folio_mark_uptodate(new);
 	new->swap = old->swap;
@@ -1219,6 +1219,8 @@ static struct folio *swap_state_test_lookup_changed(struct kunit *test,
 	} else {
 		folio_lock(r->old);
 	}
+	if (r->new)
+		folio_lock(r->new);
 	r->armed = true;
 	found = swap_cache_get_folio(entry);
 	r->armed = false;
@@ -1264,7 +1266,8 @@ static void swap_state_test_cache_get_changed(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, want, swap_state_test_cached(si, 10));
 	KUNIT_EXPECT_EQ(test, c->tries, r->tries);
 	KUNIT_EXPECT_EQ(test, old_refs + c->old_refs, old_after);
-	KUNIT_EXPECT_EQ(test, new_refs + (want && want == r->new), new_after);
+	KUNIT_EXPECT_EQ(test, new_refs + (c->found == SWAP_STATE_TEST_FOUND_NEW),
+			new_after);
 }
 
 #else /* !CONFIG_DEBUG_PAGE_REF */
