@@ -238,7 +238,7 @@ def run_coverage(s: Session) -> int:
 	pinned = mutagen.load_pinned(s.overlay.root / 'pinned')
 	untaken_list = s.overlay.root / 'untaken'
 	listed = load_untaken(untaken_list)
-	tree = s.prepared_tree()
+	tree = s.sources.prepared_tree()
 	build = tree.build_dir(s.build_key)
 	s.env['LIBRARY_PATH'] = ':'.join(
 		filter(None, [str(libgcov_dir(s.cache)),
@@ -251,7 +251,7 @@ def run_coverage(s: Session) -> int:
 		result = runs.run_suites(s)
 	finally:
 		with tree.locked():
-			tree.prepare(s.overlay, refresh_source=s.refresh_source)
+			s.put_series(tree)
 	if result.untestable:
 		return EXIT_TESTS_FAILED
 	if not any(build.rglob('*.gcda')):

@@ -38,7 +38,7 @@ def _fixes_on(s: Session) -> int:
 		ports = sorted(p.name for p in (KERNEL_DIR / 'compat').glob('*')
 			       if (p / 'expected').is_file())
 		raise HarnessError(
-			f'no port of the series to {s.version or "this kernel"} '
+			f'no port of the series to {s.sources.version or "this kernel"} '
 			f'with a list of expected failures ({listed}); ports: '
 			f'{", ".join(ports) or "none"}')
 	if s.build.arch != 'um':
@@ -48,16 +48,16 @@ def _fixes_on(s: Session) -> int:
 	own = sorted({e.why for e in entries if e.kind == expected.Kind.FAILS} &
 		     {p.name for p in s.overlay.patches})
 	if own:
-		s = Session(s.source, s.build, own, tree=s.kernel.series)
+		s = Session(s.source, s.build, own, tree=s.sources.kernel.series)
 	# Relative to the repository, unless $MM_KUNIT_OVERLAY is elsewhere.
 	shown = root.relative_to(REPO) if root.is_relative_to(REPO) else root
-	print(f'mm-kunit: {s.version} through {shown}' +
+	print(f'mm-kunit: {s.sources.version} through {shown}' +
 	      (f', without {", ".join(own)}' if own else ''))
 	result = runs.run_suites(s)
 	if result.untestable:
 		return EXIT_ERROR
 	report = expected.hold_against(result.cases, entries)
-	print(f'\nFixes {s.version} lacks, by the tests that stand for them '
+	print(f'\nFixes {s.sources.version} lacks, by the tests that stand for them '
 	      f'({shown / "expected"}):')
 	for line in report.lines():
 		print(line)

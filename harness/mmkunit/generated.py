@@ -263,7 +263,7 @@ def run_generated(s: Session, req: MutantsRequest) -> int:
 	mutagen.use_parser(s.cache, s.source.install)
 	pinned = mutagen.load_pinned(s.overlay.root / 'pinned')
 	reviewed = load_equivalent(s.overlay.root / 'equivalent')
-	tree = s.prepared_tree()
+	tree = s.sources.prepared_tree()
 	# Held from the baseline to the last survivor's recheck: what the
 	# mutants are measured against stays what it was.
 	with tree.locked():
@@ -451,9 +451,9 @@ def _tce(s: Session, t: trees.PreparedTree, m: mutagen.Mutant,
 		comparer = comparers[build] = tce.Comparer(build)
 	started = time.monotonic()
 	if not comparer.has_original(obj):
-		t.prepare(s.overlay, refresh_source=s.refresh_source)
+		s.put_series(t)
 		comparer.original(obj)
-	t.prepare(s.overlay, [patch], refresh_source=s.refresh_source)
+	s.put_series(t, [patch])
 	same, why = comparer.compare(obj)
 	seconds = time.monotonic() - started
 	if same == tce.Compiled.SAME:

@@ -29,7 +29,7 @@ def run_in(s: Session, t: trees.PreparedTree, overlay: ov.Overlay,
 	   extra: Sequence[ov.Patch], label: str, opts: runner.RunOptions,
 	   show_tree: bool = False) -> runner.RunResult:
 	"""Puts overlay and extra onto t, builds incrementally and runs."""
-	t.prepare(overlay, extra, refresh_source=s.refresh_source)
+	s.put_series(t, extra, overlay)
 	progress.progress(label + (f' ({t.base.name})' if show_tree else ''))
 	return runner.run_kunit(
 		t.src, t.build_dir(s.build_key), opts,
@@ -44,7 +44,7 @@ def baseline(s: Session, tree: trees.PreparedTree,
 	mutant would look killed; its build is what a job builds on, and
 	its run time sets the jobs' timeout. HarnessError if it fails."""
 	with tree.locked():
-		tree.prepare(s.overlay, refresh_source=s.refresh_source)
+		s.put_series(tree)
 		results = runner.new_results_dir(s.cache, 'baseline')
 		runner.configure(tree.src, tree.build_dir(s.build_key), opts,
 				 results / 'kunit-config.out')
@@ -100,7 +100,7 @@ def _run(s: Session, tree: trees.PreparedTree,
 
 	ready = [tree]
 	try:
-		tree.prepare(s.overlay, refresh_source=s.refresh_source)
+		s.put_series(tree)
 		if not configured:
 			runner.configure(tree.src, tree.build_dir(s.build_key),
 					 opts, runner.new_results_dir(
@@ -124,5 +124,5 @@ def _run(s: Session, tree: trees.PreparedTree,
 				stop.set()
 	finally:
 		for t in ready:
-			t.prepare(s.overlay, refresh_source=s.refresh_source)
+			s.put_series(t)
 	return results

@@ -20,7 +20,7 @@ LINT_IDENTITY = export.Identity('mm-kunit lint', 'lint@mm-kunit.example.org')
 def lint_handler(req: LintRequest) -> int:
 	s = Session(req.source)
 	s.ensure_deps()
-	tree = s.source_tree()
+	tree = s.sources.unmodified()
 	with tempfile.TemporaryDirectory(prefix='mm-kunit-lint-') as tmp:
 		report = export.lint(s.overlay, tree, Path(tmp), LINT_IDENTITY)
 		names = sorted(p.name for p in Path(tmp).rglob('*.patch'))

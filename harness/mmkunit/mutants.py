@@ -211,7 +211,7 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 		raise HarnessError(f'no mutants in {s.overlay.root / "mutants"}')
 	full = not req.mutants
 	arch = s.build.arch
-	tree = s.prepared_tree()
+	tree = s.sources.prepared_tree()
 	# Check that every mutant and revert applies before building anything.
 	for m in chosen:
 		ov.stage(s.overlay, tree.source, [m])

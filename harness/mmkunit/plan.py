@@ -71,14 +71,14 @@ def export_handler(req: ExportRequest) -> int:
 	s = Session(req.source)
 	s.ensure_deps()
 	if req.refresh:
-		for p in export.refresh(s.overlay, s.source_tree()):
+		for p in export.refresh(s.overlay, s.sources.unmodified()):
 			print(f'mm-kunit: refreshed {p}')
 		return EXIT_OK
 	who = export.user_identity(req.author)
 	base = req.base
 	if not base and req.source.kernel:
 		base = trees.clean_head(req.source.kernel)
-	out = export.export(s.overlay, s.source_tree(), req.output, who,
+	out = export.export(s.overlay, s.sources.unmodified(), req.output, who,
 			local=req.local, base=base)
 	for p in out:
 		print(p)

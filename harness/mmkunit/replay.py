@@ -387,10 +387,10 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 					   timeout=SEED_TIMEOUT)
 	base = s.results_dir(f'{s.build.arch}-replay-{req.scale.value}')
 	labels = builds(s.overlay)
-	tree = s.prepared_tree()
+	tree = s.sources.prepared_tree()
 	opts = s.with_accel(opts, tree)
 	if req.scale is Scale.SEED and '-accel tcg' in opts.qemu_args and \
-	   not scales_case_limit(s.source_tree()):
+	   not scales_case_limit(s.sources.unmodified()):
 		raise ReplayError(
 			f'the seed scale on {s.build.arch} needs KVM: under TCG a '
 			f'scenario outlasts KUnit\'s {KUNIT_CASE_TIMEOUT} s limit '
@@ -400,8 +400,7 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 		label = b.label
 
 		def run(t: trees.PreparedTree) -> runner.RunResult:
-			t.prepare(s.overlay.without(b.without), b.extra,
-				  refresh_source=s.refresh_source)
+			s.put_series(t, b.extra, s.overlay.without(b.without))
 			progress.progress(f'replay ({req.scale.value}) on {label}'
 					  + (f', mem={opts.memory}'
 					     if opts.memory else ''))

@@ -23,7 +23,7 @@ def run_suites(s: Session, in_place: bool = False,
 		build = tree.build_dir(s.build_key)
 		results = s.results_dir(s.build.arch)
 		opts = s.with_accel(s.run_options(filter_glob), tree)
-		ctx = s.report_context(s.kernel_source(tree), opts)
+		ctx = s.report_context(s.sources.reported(tree), opts)
 		inputs = stamp.inputs(str(tree.source),
 				      s.overlay.digest(s.extra), opts)
 		built = untouched and stamp.holds(build, src, opts.arch, inputs)

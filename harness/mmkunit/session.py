@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What a command works with, derived from its request: the cache, the
-overlay, the kernel tree, and the options kunit.py is run with."""
+"""What a command works with, derived from its request: its kernel's
+sources (sources.py), the overlay for their version, the prepared tree,
+the options kunit.py is run with, and the context of its reports."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import dataclasses
 import datetime
 import json
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
@@ -23,6 +23,7 @@ from mmkunit import reports
 from mmkunit import runner
 from mmkunit import trees
 from mmkunit.request import Build, Source
+from mmkunit.sources import KernelSources
 
 REPO = Path(__file__).resolve().parents[2]
 KERNEL_DIR = REPO / 'kernel'
@@ -43,19 +44,17 @@ def overlay_dir(version: str = '') -> Path:
 
 
 class Session:
-	"""The cache, the overlay and the tree one command works on."""
+	"""What one command works with: its kernel's sources, the overlay
+	for their version, and how it builds and runs them."""
 
 	def __init__(self, source: Source, build: Build = Build(),
 		     without: Sequence[str] = (),
 		     tree: str = kernels.DEFAULT) -> None:
 		self.source = source
+		self.sources = KernelSources(source, tree)
+		self.cache = self.sources.cache
 		self.build = build
 		self.without = list(without)
-		# The Debian kernel, unless source names a tree or tarball.
-		self.kernel = kernels.KERNELS[source.tree or tree]
-		self._tarball = source.tarball
-		self.cache = (source.cache.resolve() if source.cache
-			      else trees.cache_dir())
 		self._overlay: Optional[ov.Overlay] = None
 		# Added to the environment of kunit.py and make.
 		self.env: Dict[str, str] = {}
@@ -66,9 +65,10 @@ class Session:
 		"""This session built under another configuration: the same
 		sources and the same overlay, as this session loaded it."""
 		other = Session(self.source, dataclasses.replace(
-			self.build, config=config), self.without, self.kernel.series)
+			self.build, config=config), self.without,
+			self.sources.kernel.series)
+		other.sources = self.sources
 		other._overlay = self.overlay
-		other._tarball = self._tarball
 		other.env = dict(self.env)
 		other.extra = list(self.extra)
 		return other
@@ -76,44 +76,18 @@ class Session:
 	@property
 	def overlay(self) -> ov.Overlay:
 		if self._overlay is None:
-			self._overlay = ov.Overlay.load(overlay_dir(self.version))
+			self._overlay = ov.Overlay.load(
+				overlay_dir(self.sources.version))
 			if self.without:
 				self._overlay = self._overlay.without(self.without)
 		return self._overlay
-
-	@property
-	def tarball(self) -> Path:
-		"""The kernel tarball: --tarball's, or the Debian kernel's,
-		fetched into the cache the first time it is needed."""
-		if self._tarball is None:
-			self._tarball = (self.kernel.system_tarball or
-					 kernels.fetch(self.kernel, self.cache))
-			fetched = kernels.version_of(self._tarball)
-			if fetched:
-				progress.progress(f'Debian\'s {self.kernel.package} '
-						  f'{fetched}')
-		return self._tarball
-
-	@property
-	def version(self) -> str:
-		"""The kernel's version: the user's tree's, the tarball's (from
-		its name; it need not be unpacked yet), or the Debian kernel's
-		series (it need not be fetched yet)."""
-		if self.source.kernel:
-			return trees.kernel_version(self.source.kernel)
-		if not self.source.tarball:
-			return self.kernel.series
-		m = re.search(r'(\d+\.\d+(\.\d+)?)\.tar', self.tarball.name)
-		if m:
-			return m.group(1)
-		return trees.kernel_version(self.source_tree())
 
 	def ensure_deps(self, *extra: Sequence[deps.Requirement]) -> None:
 		reqs: List[deps.Requirement] = list(deps.BUILD)
 		if self.source.tarball:
 			reqs += deps.source_for(self.source.tarball)
 		elif not self.source.kernel:
-			reqs += deps.kernel_source(self.kernel)
+			reqs += deps.kernel_source(self.sources.kernel)
 		if self.build.arch == 'x86_64':
 			reqs += deps.X86_64
 		if self.build.ccache:
@@ -122,38 +96,23 @@ class Session:
 			reqs += group
 		deps.ensure(reqs, allow_install=self.source.install)
 
-	def source_tree(self) -> Path:
-		"""The unmodified kernel sources: the user's or the tarball's."""
-		if self.source.kernel:
-			ov.check_kernel_tree(self.source.kernel.resolve())
-			return self.source.kernel.resolve()
-		return trees.unpack_tarball(self.tarball, self.cache)
-
-	def prepared_tree(self) -> trees.PreparedTree:
-		if self.source.kernel:
-			return trees.user_tree(self.cache, self.source.kernel)
-		return trees.default_tree(self.cache, self.tarball)
-
-	@property
-	def refresh_source(self) -> bool:
-		"""Whether a prepared tree is refreshed from its source: the
-		user's tree may change between runs, a tarball does not."""
-		return bool(self.source.kernel)
+	def put_series(self, tree: trees.PreparedTree,
+		       extra: Sequence[ov.Patch] = (),
+		       overlay: Optional[ov.Overlay] = None) -> List[str]:
+		"""Puts the series (overlay, else this session's) and extra
+		onto tree, refreshing it from the sources first if they may
+		have changed; returns the files written."""
+		return tree.prepare(self.overlay if overlay is None else overlay,
+				    list(extra),
+				    refresh_source=self.sources.may_change)
 
 	def prepare(self, tree: trees.PreparedTree) -> List[str]:
-		"""Puts the series onto the tree, and says what that changed;
-		returns the files written."""
-		changed = tree.prepare(self.overlay, self.extra,
-				       refresh_source=self.refresh_source)
+		"""Puts the series and this session's extra patches onto the
+		tree, and says what that changed; returns the files written."""
+		changed = self.put_series(tree, self.extra)
 		if changed:
 			progress.progress(f'updated in {tree.src}: {", ".join(changed)}')
 		return changed
-
-	def kernel_source(self, tree: trees.PreparedTree) -> Path:
-		"""The sources a run of tree is a run of, for the reports."""
-		if self.source.kernel:
-			return self.source.kernel.resolve()
-		return tree.source
 
 	@contextlib.contextmanager
 	def prepared(self, in_place: bool = False
@@ -168,7 +127,8 @@ class Session:
 		"""
 		src = self.source.kernel.resolve() if (in_place and
 						       self.source.kernel) else None
-		tree = trees.user_tree(self.cache, src) if src else self.prepared_tree()
+		tree = (trees.user_tree(self.cache, src) if src
+			else self.sources.prepared_tree())
 		with tree.locked():
 			if src:
 				changed = trees.apply_in_place(self.overlay, src)
@@ -178,7 +138,7 @@ class Session:
 			else:
 				changed = self.prepare(tree)
 				yield tree, tree.src, not (changed or
-							  self.refresh_source)
+							  self.sources.may_change)
 
 	@property
 	def build_key(self) -> str:
@@ -240,14 +200,11 @@ class Session:
 			   for p in ov_.patches]
 		env = ('UML' if opts.arch == 'um' else
 		       f'QEMU {opts.arch} (TCG) {opts.qemu_args}'.strip())
-		fetched = (None if self.source.kernel or self.source.tarball
-			   else kernels.version_of(self.tarball))
 		return reports.Context(
 			arch=opts.arch,
 			started=datetime.datetime.now(datetime.timezone.utc),
 			source=source, patches=patches, environment=env,
-			package=(f'{self.kernel.package} {fetched}' if fetched
-				 else ''),
+			package=self.sources.package or '',
 			command=' '.join(['./run_kunit.sh'] + sys.argv[1:]))
 
 

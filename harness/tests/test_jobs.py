@@ -74,8 +74,10 @@ def test_run_seconds_leave_the_build_out(tmp_path: Path) -> None:
 
 
 def _session(tmp_path: Path) -> Any:
-	return types.SimpleNamespace(overlay='the series', refresh_source=False,
-				     cache=tmp_path, build_key='um')
+	def put_series(tree: _Tree, extra: Any = (), overlay: Any = None) -> None:
+		tree.prepare(overlay or 'the series', extra)
+	return types.SimpleNamespace(put_series=put_series, cache=tmp_path,
+				     build_key='um')
 
 
 def test_jobs_share_the_trees_and_keep_their_order(

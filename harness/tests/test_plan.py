@@ -65,13 +65,13 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	for tree in fixes.FIXES_TREES:
 		step = steps[f'fixes {tree} um']
 		assert isinstance(step, request.FixesRequest)
-		assert session.Session(step.source).kernel == \
+		assert session.Session(step.source).sources.kernel == \
 			kernels.KERNELS[tree]
 		assert (step.source.cache, step.source.install,
 			step.build.jobs) == (Path('/c'), False, 1)
 	run = steps['run x86_64 distro']
 	assert isinstance(run, request.RunRequest)
-	assert session.Session(run.source).kernel == \
+	assert session.Session(run.source).sources.kernel == \
 		kernels.KERNELS[kernels.DEFAULT]
 	assert (run.build.arch, run.build.config, run.bisect) == \
 		('x86_64', 'distro', False)
@@ -88,7 +88,7 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	assert [type(r).__name__ for r in port] == [
 		'RunRequest', 'ReplayRequest']
 	for r in port:
-		assert session.Session(r.source).kernel == \
+		assert session.Session(r.source).sources.kernel == \
 			kernels.KERNELS[plan.PORT_TREE]
 	# The port replays at the benchmark's scale, the default kernel (with
 	# the reverts of kernel/reverts/) at the small one.
@@ -99,12 +99,12 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	assert (seed.scale, small.scale) == (request.Scale.SEED,
 					     request.Scale.SMALL)
 	assert seed.workers == 1
-	assert session.Session(small.source).kernel == \
+	assert session.Session(small.source).sources.kernel == \
 		kernels.KERNELS[kernels.DEFAULT]
 	req = cli.parse_args(['check', '--tarball', '/t/linux-source-6.1.tar.xz'])
 	assert isinstance(req, request.CheckRequest)
 	run = plan.check_steps(req)['run um']
-	assert session.Session(run.source).tarball == \
+	assert session.Session(run.source).sources.tarball == \
 		Path('/t/linux-source-6.1.tar.xz')
 
 

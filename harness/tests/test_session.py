@@ -38,23 +38,6 @@ def test_overlay_dir_picks_the_port(monkeypatch: pytest.MonkeyPatch) -> None:
 	assert session.overlay_dir('6.1.192') == Path('/x')
 
 
-def test_the_kernel_and_its_version(kernel_tree: Path) -> None:
-	"""--tree's Debian kernel, else the command's; the version of a
-	kernel tree from its Makefile, of a tarball from its name."""
-	s = session.Session(Source())
-	assert s.kernel == kernels.KERNELS[kernels.DEFAULT]
-	assert s.version == kernels.DEFAULT
-	s = session.Session(Source(), tree='6.1')
-	assert (s.kernel, s.version) == (kernels.KERNELS['6.1'], '6.1')
-	s = session.Session(Source(tree='6.12'), tree='6.1')
-	assert s.kernel == kernels.KERNELS['6.12']
-	assert session.Session(Source(kernel=kernel_tree)).version == '6.12'
-	assert session.Session(Source(tarball=Path(
-		'/t/linux-source-6.1.tar.xz'))).version == '6.1'
-	assert session.Session(Source(tarball=Path(
-		'/t/linux-6.12.57.tar.gz'))).version == '6.12.57'
-
-
 def test_the_build_directory_and_results(tmp_path: Path) -> None:
 	s = session.Session(Source(cache=tmp_path))
 	assert s.cache == tmp_path.resolve()
