@@ -1710,8 +1710,11 @@ struct vmscan_test_count_case {
  * swappiness 0, file only; priority 0 with swappiness, every list by its
  * size; file_is_tiny, anon only; cache trim mode, file only; otherwise the
  * fractions of calculate_pressure_balance(). Each list's target is its
- * size >> priority, then its share. The swappiness is proactive reclaim's
- * own if it gives one, else vm.swappiness (the root memcg's).
+ * size >> priority, then its share: a list shorter than 1 << priority is
+ * not scanned. (Only an offline memcg's would be, SWAP_CLUSTER_MAX of it,
+ * but offlining moves a memcg's folios to its parent's lists.) The
+ * swappiness is proactive reclaim's own if it gives one, else
+ * vm.swappiness (the root memcg's).
  */
 static const struct vmscan_test_count_case vmscan_test_count_cases[] = {
 	{
@@ -1863,6 +1866,16 @@ static const struct vmscan_test_count_case vmscan_test_count_cases[] = {
 		.priority = 3,
 		.anon_cost = 1,
 		.file_cost = 5,
+		.scan = VMSCAN_TEST_SCAN_FRACT,
+	},
+	{
+		.desc = "DEF_PRIORITY: fractions of size >> 12, none of a short list",
+		.swap = true,
+		.may_swap = true,
+		.swappiness = 60,
+		.priority = DEF_PRIORITY,
+		.anon_cost = 1,
+		.file_cost = 1,
 		.scan = VMSCAN_TEST_SCAN_FRACT,
 	},
 };
