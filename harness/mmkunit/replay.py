@@ -64,16 +64,17 @@ STOCK = 'stock'
 
 _LINE = re.compile(r'# (?:\S+: )?replay: (?P<scenario>.+?): '
 		   r'(?P<fields>(?:[a-z_]+=\d+ ?)+)$')
-# A row, over one line or more: its arguments, with RP_SAVES(n) and such.
-_ROW = re.compile(r'^REPLAY_SCENARIO\((?P<args>(?:[^()]|\([^()]*\))*)\)',
-		  re.M)
-_EXPECT = re.compile(r'^(RP_SAVES|RP_SAME)\((\d+)\)$|^RP_ANY$')
+# A row: one initialiser of struct filemap_replay_scenario, its fields
+# one a line.
+_ROW = re.compile(r'^\{\n(?P<fields>(?:\t\.\w+ = [^\n]*,\n)*)\},$', re.M)
+_FIELD = re.compile(r'^\t\.(\w+) = (.*),$', re.M)
+_SCALES = {'RP_SMALL': Scale.SMALL, 'RP_SEED': Scale.SEED}
 
 
 class Expect(enum.Enum):
-	SAVES = 'RP_SAVES'	# stock reads at least n times as many pages
-	SAME = 'RP_SAME'	# within n per cent of stock
-	ANY = 'RP_ANY'		# no bound
+	SAVES = 'saves'		# stock reads at least n times as many pages
+	SAME = 'same_pct'	# within n per cent of stock
+	ANY = 'none'		# no bound
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,20 +108,28 @@ class ReplayError(Exception):
 def scenarios(text: str) -> List[Scenario]:
 	"""The rows of the scenario table (filemap_replay_scenarios.h)."""
 	out: List[Scenario] = []
-	for m in _ROW.finditer(text):
-		row = ' '.join(m.group(0).split())
-		args = [a.strip() for a in
-			re.findall(r'"[^"]*"|[^,]+', m.group('args'))]
-		if len(args) != 10:
-			raise ReplayError(f'{row}: {len(args)} columns, not 10')
-		e = _EXPECT.match(args[9])
-		if args[0] not in ('RP_SMALL', 'RP_SEED') or not e:
-			raise ReplayError(f'{row}: no scale or expectation the '
-					  'harness knows')
-		out.append(Scenario(
-			Scale.SMALL if args[0] == 'RP_SMALL' else Scale.SEED,
-			args[1].strip('"'), int(args[2]), int(args[3]),
-			Expect(e.group(1) or 'RP_ANY'), int(e.group(2) or 0)))
+	rows = list(_ROW.finditer(text))
+	if len(rows) != len(re.findall(r'^\{$', text, re.M)):
+		raise ReplayError('a scenario is not written one field a line '
+				  '(a tab, .field = value,)')
+	for m in rows:
+		fields = dict(_FIELD.findall(m.group('fields')))
+		name = fields.get('desc', '').strip('"')
+		bounds = [e for e in (Expect.SAVES, Expect.SAME)
+			  if e.value in fields]
+		try:
+			scale = _SCALES[fields['scale']]
+			file_pages = int(fields['file_pages'])
+			cache_pages = int(fields['cache_pages'])
+			bound = int(fields[bounds[0].value]) if bounds else 0
+		except (KeyError, ValueError) as e:
+			raise ReplayError(f'scenario "{name}": no scale, size or '
+					  f'bound the harness can read ({e})')
+		if len(bounds) > 1:
+			raise ReplayError(f'scenario "{name}": both .saves and '
+					  '.same_pct')
+		out.append(Scenario(scale, name, file_pages, cache_pages,
+				    bounds[0] if bounds else Expect.ANY, bound))
 	return out
 
 
@@ -247,7 +256,7 @@ def summary(vs: Sequence[Verdict], full: str) -> str:
 def wrong_bounds(vs: Sequence[Verdict], full: str) -> List[str]:
 	"""What is wrong with the verdicts: the build with the whole change
 	(full) must hold every bound; a build with only part of it must fail
-	every RP_SAVES bound (either half alone leaves the misses cancelled
+	every .saves bound (either half alone leaves the misses cancelled
 	by the other: scenarios.h)."""
 	wrong = [f'{v}' for v in vs if v.build == full and not v.holds]
 	wrong += [f'{v}, but part of the change must not hold it'

@@ -27,7 +27,7 @@ SCENARIOS = FIXTURES / 'replay/scenarios.h'
 
 
 def scenario_names(scale: str = 'RP_SMALL') -> List[str]:
-	return re.findall(rf'^REPLAY_SCENARIO\({scale}, +"([^"]+)"',
+	return re.findall(rf'^\t\.scale = {scale},\n\t\.desc = "([^"]+)",$',
 			  SCENARIOS.read_text(), re.M)
 
 
@@ -66,12 +66,18 @@ def test_scenarios_reads_every_row_of_the_table() -> None:
 
 
 def test_scenarios_rejects_a_row_it_cannot_read() -> None:
-	with pytest.raises(replay.ReplayError, match="9 columns"):
-		replay.scenarios('REPLAY_SCENARIO(RP_SEED, "x", 1, 2, 3, '
-				 'RP_RANDOM, 0, 1, 10)\n')
-	with pytest.raises(replay.ReplayError, match='no scale or expectation'):
-		replay.scenarios('REPLAY_SCENARIO(RP_SEED, "x", 1, 2, 3, '
-				 'RP_RANDOM, 0, 1, 10, RP_MAYBE)\n')
+	row = ('{\n\t.scale = RP_SEED,\n\t.desc = "x",\n\t.file_pages = 1,\n'
+	       '\t.cache_pages = 2,\n%s},\n')
+	assert replay.scenarios(row % '')[0].expect is replay.Expect.ANY
+	assert replay.scenarios(row % '\t.same_pct = 10,\n')[0].bound == 10
+	with pytest.raises(replay.ReplayError, match='"x": no scale'):
+		replay.scenarios(row.replace('RP_SEED', 'RP_HUGE') % '')
+	with pytest.raises(replay.ReplayError, match='"x": no scale'):
+		replay.scenarios(row % '\t.saves = many,\n')
+	with pytest.raises(replay.ReplayError, match='one field a line'):
+		replay.scenarios(row % '\t.saves = 2, /* two */\n')
+	with pytest.raises(replay.ReplayError, match='both'):
+		replay.scenarios(row % '\t.saves = 2,\n\t.same_pct = 10,\n')
 
 
 def test_memory_holds_the_largest_page_cache_with_headroom() -> None:
@@ -94,7 +100,7 @@ def test_the_full_build_holds_the_small_bounds_and_one_part_cannot() -> None:
 		if s.scale is Scale.SMALL and s.expect is not replay.Expect.ANY}
 	assert all(v.holds for v in vs), [str(v) for v in vs]
 	assert replay.wrong_bounds(vs, 'P1+P2') == []
-	# A build without P2 reads what stock reads: it fails every RP_SAVES.
+	# A build without P2 reads what stock reads: it fails every .saves bound.
 	p1 = [dataclasses.replace(r, build='P1 only')
 	      for r in replay.parse('stock', replay_ktap())]
 	vs = replay.verdicts(rows + p1, table_rows)

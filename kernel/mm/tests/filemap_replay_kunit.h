@@ -82,19 +82,8 @@ struct filemap_replay_scenario {
 	unsigned int same_pct;
 };
 
-#define RP_SAVES(n)	.saves = (n)
-#define RP_SAME(p)	.same_pct = (p)
-#define RP_ANY		.saves = 0
-
 static const struct filemap_replay_scenario filemap_replay_scenarios[] = {
-#define REPLAY_SCENARIO(_scale, _desc, _file, _cache, _ra, _order, _stride, \
-			_seed, _pm, _expect)				\
-	{ .scale = _scale, .desc = _desc, .file_pages = _file,		\
-	  .cache_pages = _cache, .ra_pages = _ra, .order = _order,	\
-	  .stride = _stride, .seed = _seed, .touch_permille = _pm,	\
-	  _expect },
 #include "filemap_replay_scenarios.h"
-#undef REPLAY_SCENARIO
 };
 
 /* The scenarios of one scale, as KUnit parameters. */
