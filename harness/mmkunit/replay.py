@@ -115,8 +115,8 @@ def scenarios(text: str) -> List[Scenario]:
 	for m in rows:
 		fields = dict(_FIELD.findall(m.group('fields')))
 		name = fields.get('desc', '').strip('"')
-		bounds = [e for e in (Expect.SAVES, Expect.SAME)
-			  if e.value in fields]
+		bounds = [b for b in (Expect.SAVES, Expect.SAME)
+			  if b.value in fields]
 		try:
 			scale = _SCALES[fields['scale']]
 			file_pages = int(fields['file_pages'])
@@ -388,7 +388,11 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 		raise ReplayError(f'{SCENARIOS}: no {req.scale.value} scenario')
 	opts = s.run_options(filter_glob=SUITES[req.scale])
 	kconfig_add = [*opts.kconfig_add, KCONFIG]
-	if any(HUNG_TASK in c.read_text().splitlines() for c in opts.kunitconfigs):
+	# Hung-task detection on in the arch's kunitconfig, or in a named
+	# configuration, whose options go to kunit.py as --kconfig_add.
+	options = kconfig_add + [line for c in opts.kunitconfigs
+				 for line in c.read_text().splitlines()]
+	if HUNG_TASK in options:
 		kconfig_add.append(NO_HUNG_TASK)
 	opts = dataclasses.replace(opts, kconfig_add=kconfig_add)
 	if req.scale is Scale.SEED:
