@@ -48,7 +48,7 @@ def _fixes_on(s: Session) -> int:
 	own = sorted({e.why for e in entries if e.kind == expected.Kind.FAILS} &
 		     {p.name for p in s.overlay.patches})
 	if own:
-		s = Session(s.source, s.build, own, tree=s.sources.kernel.series)
+		s = Session(s.source, s.build, own, sources=s.sources)
 	# Relative to the repository, unless $MM_KUNIT_OVERLAY is elsewhere.
 	shown = root.relative_to(REPO) if root.is_relative_to(REPO) else root
 	print(f'mm-kunit: {s.sources.version} through {shown}' +

@@ -49,10 +49,10 @@ class Session:
 
 	def __init__(self, source: Source, build: Build = Build(),
 		     without: Sequence[str] = (),
-		     tree: str = kernels.DEFAULT) -> None:
+		     tree: str = kernels.DEFAULT,
+		     sources: Optional[KernelSources] = None) -> None:
 		self.source = source
-		self.sources = KernelSources(source, tree)
-		self.cache = self.sources.cache
+		self.sources = sources or KernelSources(source, tree)
 		self.build = build
 		self.without = list(without)
 		self._overlay: Optional[ov.Overlay] = None
@@ -66,12 +66,16 @@ class Session:
 		sources and the same overlay, as this session loaded it."""
 		other = Session(self.source, dataclasses.replace(
 			self.build, config=config), self.without,
-			self.sources.kernel.series)
-		other.sources = self.sources
+			sources=self.sources)
 		other._overlay = self.overlay
 		other.env = dict(self.env)
 		other.extra = list(self.extra)
 		return other
+
+	@property
+	def cache(self) -> Path:
+		"""The harness's cache directory."""
+		return self.sources.cache
 
 	@property
 	def overlay(self) -> ov.Overlay:

@@ -112,3 +112,23 @@ def test_a_port_has_its_own_configuration(
 	assert list(opts.kconfig_add) == _options(CONFIGS / 'um-debug.config')
 	assert list(opts.kernel_args) == ['mem=2G', *_words(
 		CONFIGS / 'um-debug.kernel_args')]
+
+
+def test_another_configuration_shares_sources_and_overlay(
+		tmp_path: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""with_config() changes the configuration only: the sources, the
+	overlay as loaded, the environment and the extra patches carry
+	over, and the original session is left as it was."""
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
+	s = session.Session(Source(cache=tmp_path), Build(arch='x86_64'),
+			    tree='6.12')
+	s.env['X'] = '1'
+	other = s.with_config('debug')
+	assert other.build == Build(arch='x86_64', config='debug')
+	assert s.build == Build(arch='x86_64')
+	assert other.sources is s.sources
+	assert other.sources.kernel == kernels.KERNELS['6.12']
+	assert other.overlay is s.overlay
+	assert other.cache == tmp_path.resolve()
+	assert other.env == {'X': '1'} and other.env is not s.env
