@@ -257,7 +257,7 @@ def wrong_bounds(vs: Sequence[Verdict], full: str) -> List[str]:
 	"""What is wrong with the verdicts: the build with the whole change
 	(full) must hold every bound; a build with only part of it must fail
 	every .saves bound (either half alone leaves the misses cancelled
-	by the other: scenarios.h)."""
+	by the other: filemap_replay_scenarios.h)."""
 	wrong = [f'{v}' for v in vs if v.build == full and not v.holds]
 	wrong += [f'{v}, but part of the change must not hold it'
 		  for v in vs if v.build != full and v.expect is Expect.SAVES

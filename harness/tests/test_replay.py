@@ -15,7 +15,7 @@ from typing import Dict, List
 
 import pytest
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, REPO, run_cli
 from mmkunit import ktap, replay
 from mmkunit import overlay as ov
 from mmkunit.request import Scale
@@ -23,7 +23,7 @@ from mmkunit.request import Scale
 # The small scale's runs: stock, and P1+P2.
 REPLAY_RUN = FIXTURES / 'kunit/replay-um'
 REPLAY_FULL_RUN = FIXTURES / 'kunit/replay-um-full'
-SCENARIOS = FIXTURES / 'replay/scenarios.h'
+SCENARIOS = REPO / 'kernel/mm/tests/filemap_replay_scenarios.h'
 
 
 def scenario_names(scale: str = 'RP_SMALL') -> List[str]:

@@ -1,1 +1,1 @@
-../../../../../fixtures/replay/scenarios.h
+../../../../mm/tests/filemap_replay_scenarios.h
