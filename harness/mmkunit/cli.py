@@ -262,7 +262,9 @@ COMMANDS: Dict[str, Command[Any]] = {
 	'lint': Command(
 		LintRequest, 'checkpatch and git am check',
 		'Export the series, run scripts/checkpatch.pl --strict on each '
-		'patch and check that `git am` applies it onto the kernel tree.',
+		'patch, check that `git am` applies it onto the kernel tree and '
+		'that the patches carry kernel/\'s test files as they are, and '
+		'run zizmor on the CI example.',
 		_common, lambda a, src: LintRequest(src), lint.lint_handler),
 	'mutants': Command(
 		MutantsRequest, 'run the mutant matrix',
@@ -310,9 +312,12 @@ COMMANDS: Dict[str, Command[Any]] = {
 		selftest.selftest_handler),
 	'check': Command(
 		CheckRequest, 'everything CI runs',
-		'selftest, lint, run, mutants, replay and fixes (UML), then run '
-		'and the x86_64-only mutants (x86_64), in that order; exits '
-		'non-zero if any fails.',
+		'selftest, lint, run under the default, debug and distro '
+		'configurations, the hand mutants, a fixed sample of the '
+		'generated ones and the replay (UML); run under the three '
+		'configurations (x86_64); then the 6.12 port\'s run and its '
+		'replay at the seed scale, and fixes on 6.12 and 6.1; in that '
+		'order. Exits non-zero if any fails.',
 		_with_build, lambda a, src: CheckRequest(src, _build(a)),
 		lambda r: plan.check_handler(r, execute), kunit_args=True),
 }
