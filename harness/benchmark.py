@@ -16,7 +16,7 @@ touched), with the dependencies already installed:
   bare       kunit.py run --kunitconfig=mm/tests in the prepared tree, with a
              new build directory: a cold build without the harness
   replay     ./run_kunit.sh replay: the replay table on four builds, then
-             replay --scale seed: the proposal's setup (with --replay)
+             replay --scale seed: a 20 GiB file, an 8 GiB guest (with --replay)
   mutants    the whole mutant matrix (with --mutants), then again with the
              ccache the first matrix filled (two trees, the default on two
              or more CPUs), then again in one tree (--workers 1)

@@ -171,8 +171,8 @@ def _replay_args(p: argparse.ArgumentParser) -> None:
 	_with_build(p)
 	p.add_argument('--scale', choices=[s.value for s in Scale],
 		       default=Scale.SMALL.value,
-		       help='small (default, seconds) or seed (the proposal\'s '
-		       'setup: a 20 GiB file, an 8 GiB guest; minutes)')
+		       help='small (default, seconds) or seed (a 20 GiB file in '
+		       'an 8 GiB guest, as the change was measured; minutes)')
 	_workers(p, 'the builds')
 
 

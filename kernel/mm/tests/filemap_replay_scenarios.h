@@ -5,7 +5,8 @@
  * mm/tests/filemap_replay_kunit.h, one per scenario. A field left out is 0.
  *
  * .scale           RP_SMALL: the mm_filemap_replay suite, seconds;
- *                  RP_SEED: mm_filemap_replay_seed, a benchmark's setup
+ *                  RP_SEED: mm_filemap_replay_seed, minutes: 20 GiB
+ *                  and 4 GiB files in an 8 GiB guest (below)
  * .desc            the scenario, as the test log and the CSV name it
  * .file_pages      size of the mapped file, in pages
  * .cache_pages     page-cache capacity: beyond it the replay reclaims the
