@@ -50,8 +50,8 @@ BASELINE_TIMEOUT = {'um': 300, 'x86_64': 900}
 TIMEOUT_MULTIPLIER = 5
 MIN_TIMEOUT = {'um': 30, 'x86_64': 60}
 # What `check` runs: this many mutants of all the pinned functions, drawn
-# with this seed (mutagen.sample()), about 4 minutes on UML; 80 took
-# twice that, which check's time (docs/costs.md) has no room for.
+# with this seed (mutagen.sample()); a sample of 80 takes more than twice
+# as long, which check's time has no room for (both: docs/costs.md).
 CHECK_SAMPLE = 40
 CHECK_SEED = 0
 # The configurations the survivors of a run without one are run again
