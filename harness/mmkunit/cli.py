@@ -87,14 +87,19 @@ def _with_build(p: argparse.ArgumentParser) -> None:
 	_build_opts(p)
 
 
-def _run_args(p: argparse.ArgumentParser) -> None:
-	_with_build(p)
+def _series_opts(p: argparse.ArgumentParser) -> None:
+	"""Where the series goes, and which of its patches."""
 	p.add_argument('--in-place', action='store_true',
 		       help='with --kernel: apply the overlay into DIR itself '
-		       'and build there')
+		       '(and build there)')
 	p.add_argument('--without', action='append', default=[], metavar='PATCH',
 		       help='leave this patch of the series out (repeatable), '
 		       'e.g. to build a before-fix tree')
+
+
+def _run_args(p: argparse.ArgumentParser) -> None:
+	_with_build(p)
+	_series_opts(p)
 	p.add_argument('--each-commit', metavar='A..B',
 		       help='with --kernel (a git tree): run each commit of '
 		       'A..B in turn and print a commit x suite table')
@@ -114,10 +119,7 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 
 def _prepare_args(p: argparse.ArgumentParser) -> None:
 	_common(p)
-	p.add_argument('--in-place', action='store_true',
-		       help='with --kernel: apply the overlay into DIR itself')
-	p.add_argument('--without', action='append', default=[], metavar='PATCH',
-		       help='leave this patch of the series out (repeatable)')
+	_series_opts(p)
 
 
 def _export_args(p: argparse.ArgumentParser) -> None:
@@ -319,7 +321,7 @@ COMMANDS: Dict[str, Command[Any]] = {
 		'replay at the seed scale, and fixes on 6.12 and 6.1; in that '
 		'order. Exits non-zero if any fails.',
 		_with_build, lambda a, src: CheckRequest(src, _build(a)),
-		lambda r: plan.check_handler(r, execute), kunit_args=True),
+		lambda r: plan.check_handler(r, execute_reporting), kunit_args=True),
 }
 
 # Which command a request is of, for execute().
@@ -400,10 +402,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 	req = parse_args(sys.argv[1:] if argv is None else argv)
 	build = getattr(req, 'build', None)
 	progress.set_quiet(bool(build and build.quiet))
-	return _run(req)
+	try:
+		return execute_reporting(req)
+	except KeyboardInterrupt:
+		print('mm-kunit: interrupted', file=sys.stderr)
+		return 130
 
 
-def _run(req: Request) -> int:
+def execute_reporting(req: Request) -> int:
 	"""execute(req), with each error the harness expects printed as one
 	line and turned into its exit code (git bisect's, with --bisect)."""
 	bisect = isinstance(req, RunRequest) and req.bisect
@@ -421,6 +427,3 @@ def _run(req: Request) -> int:
 	except plan.SETUP_ERRORS as e:
 		print(f'mm-kunit: error: {e}', file=sys.stderr)
 		return setup_error
-	except KeyboardInterrupt:
-		print('mm-kunit: interrupted', file=sys.stderr)
-		return 130

@@ -9,7 +9,6 @@ commands, run in turn. SETUP_ERRORS: the errors that are no test's."""
 from __future__ import annotations
 
 import dataclasses
-import sys
 from typing import Callable, Dict, Optional
 
 from mmkunit import commits
@@ -27,7 +26,7 @@ from mmkunit import runs
 from mmkunit import runner
 from mmkunit import trees
 from mmkunit.request import (
-	EXIT_ERROR, EXIT_OK, EXIT_TESTS_FAILED, Build, CheckRequest,
+	EXIT_OK, EXIT_TESTS_FAILED, Build, CheckRequest,
 	CoverageRequest, ExportRequest, FixesRequest, LintRequest,
 	MutantsRequest, PrepareRequest, ReplayRequest, Request, RunRequest,
 	Scale, SelftestRequest)
@@ -168,8 +167,9 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 
 def check_handler(req: CheckRequest,
 		  execute: Callable[[Request], int]) -> int:
-	"""Runs check's steps in turn with execute (cli.py's, which runs a
-	request with its command's handler)."""
+	"""Runs check's steps in turn with execute (cli.py's
+	execute_reporting: a request run with its command's handler, an
+	error the harness expects printed and turned into an exit code)."""
 	steps = check_steps(req)
 	outcome: Dict[str, int] = {}
 	# Install everything first: the selftests run the harness too.
@@ -178,11 +178,7 @@ def check_handler(req: CheckRequest,
 		*(deps.kernel_source(kernels.KERNELS[t]) for t in fixes.FIXES_TREES))
 	for name, step in steps.items():
 		print(f'\n=== check: {name} ===', flush=True)
-		try:
-			outcome[name] = execute(step)
-		except (deps.MissingDependencies, *SETUP_ERRORS) as e:
-			print(f'mm-kunit: error: {e}', file=sys.stderr)
-			outcome[name] = EXIT_ERROR
+		outcome[name] = execute(step)
 	print()
 	for name, rc in outcome.items():
 		print(f'check {name}: {"ok" if rc == 0 else f"FAILED (exit {rc})"}')
