@@ -46,7 +46,7 @@ def _common(p: argparse.ArgumentParser, tree_opts: bool = True) -> None:
 		p.add_argument('--tree', choices=list(kernels.KERNELS),
 			       help='which Debian kernel (linux-source-X.Y) to '
 			       f'build (default: {kernels.DEFAULT}; for fixes, '
-			       f'{" and ".join(fixes.FIXES_TREES)} in turn)')
+			       f'{" and ".join(kernels.OLDER)} in turn)')
 		p.add_argument('--kernel', type=Path, metavar='DIR',
 			       help='use this kernel tree instead of a Debian '
 			       'kernel; it is only read, the overlay goes onto '

@@ -6,13 +6,12 @@ docs/ports.md)."""
 from __future__ import annotations
 
 from mmkunit import expected
+from mmkunit import kernels
 from mmkunit import runs
 from mmkunit.request import (EXIT_ERROR, EXIT_OK, EXIT_TESTS_FAILED,
 			     FixesRequest)
 from mmkunit.session import KERNEL_DIR, REPO, HarnessError, Session
 
-# The older kernels `fixes` runs unless told otherwise.
-FIXES_TREES = ('6.12', '6.1')
 
 
 def fixes_handler(req: FixesRequest) -> int:
@@ -23,7 +22,7 @@ def fixes_handler(req: FixesRequest) -> int:
 	if src.names_kernel:
 		return _fixes_on(Session(src, req.build))
 	rcs = [_fixes_on(Session(src, req.build, tree=tree))
-	       for tree in FIXES_TREES]
+	       for tree in kernels.OLDER]
 	return max(rcs)
 
 

@@ -53,8 +53,12 @@ KERNELS: Dict[str, DebianKernel] = {k.series: k for k in (
 	DebianKernel('6.12'),
 	DebianKernel('6.1'),
 )}
-# What every command but fixes and replay builds unless told otherwise.
+# What every command but fixes builds unless told otherwise.
 DEFAULT = '7.3'
+# The port `check` runs and replays beside the default kernel.
+CHECKED_PORT = '6.12'
+# The older kernels `fixes` holds to their lists unless told otherwise.
+OLDER = ('6.12', '6.1')
 
 KEYRING = Path('/usr/share/keyrings/debian-archive-keyring.gpg')
 DEFAULT_MIRROR = 'http://deb.debian.org/debian'

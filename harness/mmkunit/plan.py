@@ -16,7 +16,6 @@ from mmkunit import coverage
 from mmkunit import deps
 from mmkunit import export
 from mmkunit import expected
-from mmkunit import fixes
 from mmkunit import generated
 from mmkunit import kernels
 from mmkunit import mutants as mu
@@ -31,10 +30,6 @@ from mmkunit.request import (
 	MutantsRequest, PrepareRequest, ReplayRequest, Request, RunRequest,
 	Scale, SelftestRequest)
 from mmkunit.session import HarnessError, Session
-
-# The port `check` runs beside the default kernel, and replays at a
-# benchmark's scale (its own mmap_miss patches left out in turn).
-PORT_TREE = '6.12'
 
 # What stops a command before or beside its tests: the setup, not a test.
 SETUP_ERRORS = (HarnessError, ov.OverlayError, trees.TreeError,
@@ -151,15 +146,15 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 	})
 	if src.names_kernel:
 		return steps
-	port = dataclasses.replace(src, tree=PORT_TREE)
+	port = dataclasses.replace(src, tree=kernels.CHECKED_PORT)
 	steps.update({
-		f'run {PORT_TREE} um': RunRequest(port, on('um')),
+		f'run {kernels.CHECKED_PORT} um': RunRequest(port, on('um')),
 		# A 20 GiB file in an 8 GiB guest, as the change was measured;
 		# in the port's one tree: a second would be built for it alone.
-		f'replay {PORT_TREE} um seed': ReplayRequest(
+		f'replay {kernels.CHECKED_PORT} um seed': ReplayRequest(
 			port, on('um'), scale=Scale.SEED, workers=1),
 	})
-	for tree in fixes.FIXES_TREES:
+	for tree in kernels.OLDER:
 		steps[f'fixes {tree} um'] = FixesRequest(
 			dataclasses.replace(src, tree=tree), on('um'))
 	return steps
@@ -175,7 +170,7 @@ def check_handler(req: CheckRequest,
 	# Install everything first: the selftests run the harness too.
 	Session(req.source, req.build).ensure_deps(
 		deps.SELFTEST, deps.X86_64, deps.REPLAY, deps.COVERAGE,
-		*(deps.kernel_source(kernels.KERNELS[t]) for t in fixes.FIXES_TREES))
+		*(deps.kernel_source(kernels.KERNELS[t]) for t in kernels.OLDER))
 	for name, step in steps.items():
 		print(f'\n=== check: {name} ===', flush=True)
 		outcome[name] = execute(step)

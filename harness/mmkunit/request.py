@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """What each command is asked to do: one typed request per command.
 
-cli.py parses the command line into one of these; plan.py runs it. The
-requests hold the user's choices only; what follows from them (the tree,
-the overlay, the kunit.py options) is worked out by session.py.
+cli.py parses the command line into one of these; its command's handler
+(cli.COMMANDS) runs it. The requests hold the user's choices only; what
+follows from them (the tree, the overlay, the kunit.py options) is worked
+out by session.py.
 """
 
 from __future__ import annotations

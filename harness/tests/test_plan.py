@@ -56,13 +56,13 @@ def test_check_steps_run_the_real_commands(
 def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	"""A step gets what was given to check, and otherwise its command's
 	own defaults; the port's steps and fixes name their kernels."""
-	from mmkunit import cli, fixes, generated, kernels, plan, request
+	from mmkunit import cli, generated, kernels, plan, request
 	from mmkunit import session
 	req = cli.parse_args(['check', '--no-install', '--cache', '/c',
 			      '--jobs', '1'])
 	assert isinstance(req, request.CheckRequest)
 	steps = plan.check_steps(req)
-	for tree in fixes.FIXES_TREES:
+	for tree in kernels.OLDER:
 		step = steps[f'fixes {tree} um']
 		assert isinstance(step, request.FixesRequest)
 		assert session.Session(step.source).sources.kernel == \
@@ -83,16 +83,16 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 			None)
 	assert list(steps).index('mutants um generated') == \
 		list(steps).index('mutants um') + 1
-	port = [r for name, r in steps.items() if plan.PORT_TREE in name
+	port = [r for name, r in steps.items() if kernels.CHECKED_PORT in name
 		and not name.startswith('fixes')]
 	assert [type(r).__name__ for r in port] == [
 		'RunRequest', 'ReplayRequest']
 	for r in port:
 		assert session.Session(r.source).sources.kernel == \
-			kernels.KERNELS[plan.PORT_TREE]
+			kernels.KERNELS[kernels.CHECKED_PORT]
 	# The port replays at the benchmark's scale, the default kernel (with
 	# the reverts of kernel/reverts/) at the small one.
-	seed = steps[f'replay {plan.PORT_TREE} um seed']
+	seed = steps[f'replay {kernels.CHECKED_PORT} um seed']
 	small = steps['replay um']
 	assert isinstance(seed, request.ReplayRequest)
 	assert isinstance(small, request.ReplayRequest)
