@@ -116,7 +116,8 @@ def load_untaken(path: Path) -> Dict[str, str]:
 	out: Dict[str, str] = {}
 	if not path.is_file():
 		return out
-	for where, raw, parts in listfile.entries(path.read_text(), str(path)):
+	text = listfile.read_text(path, HarnessError)
+	for where, raw, parts in listfile.entries(text, str(path)):
 		key = parts[0].split(':')
 		if len(parts) != 2 or not parts[1] or len(key) != 2 or \
 		   not key[1].isdigit():

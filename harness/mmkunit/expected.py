@@ -73,10 +73,8 @@ def parse_expected(text: str, path: str = 'expected') -> List[Entry]:
 
 
 def load_expected(path: Path) -> List[Entry]:
-	try:
-		return parse_expected(path.read_text(), str(path))
-	except OSError as e:
-		raise ExpectedError(f'{path}: {e.strerror}') from None
+	return parse_expected(listfile.read_text(path, ExpectedError),
+			      str(path))
 
 
 class Verdict(enum.Enum):

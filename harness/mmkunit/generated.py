@@ -120,7 +120,8 @@ def load_equivalent(path: Path) -> Dict[str, Equivalent]:
 	out: Dict[str, Equivalent] = {}
 	if not path.is_file():
 		return out
-	for where, raw, parts in listfile.entries(path.read_text(), str(path)):
+	text = listfile.read_text(path, HarnessError)
+	for where, raw, parts in listfile.entries(text, str(path)):
 		if len(parts) not in (2, 3) or not all(parts):
 			raise HarnessError(f'{where}: want "ID [| ARCH ...] | '
 					   f'reason", got: {raw}')

@@ -7,9 +7,19 @@ separated by a '|' with a blank on each side, so that a field may hold a
 from __future__ import annotations
 
 import re
-from typing import Iterator, List, Tuple
+from pathlib import Path
+from typing import Iterator, List, Tuple, Type
 
 _SEPARATOR = re.compile(r'\s\|\s')
+
+
+def read_text(path: Path, error: Type[Exception]) -> str:
+	"""The list file's text; error, with the file and why, if it cannot
+	be read."""
+	try:
+		return path.read_text()
+	except OSError as e:
+		raise error(f'{path}: {e.strerror}') from None
 
 
 def entries(text: str, path: str) -> Iterator[Tuple[str, str, List[str]]]:

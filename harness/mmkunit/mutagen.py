@@ -66,10 +66,7 @@ def parse_pinned(text: str, where: str = 'pinned') -> List[Pinned]:
 
 
 def load_pinned(path: Path) -> List[Pinned]:
-	try:
-		return parse_pinned(path.read_text(), str(path))
-	except OSError as e:
-		raise PinnedError(f'{path}: {e.strerror}') from None
+	return parse_pinned(listfile.read_text(path, PinnedError), str(path))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from mmkunit import listfile
 
 
@@ -28,3 +32,13 @@ def test_an_entry_of_one_field_and_empty_fields() -> None:
 		'f:1:lor:||', 'why']
 	assert list(listfile.entries('g:2:bor:| | um | b|c\n', 'x'))[0][2] == [
 		'g:2:bor:|', 'um', 'b|c']
+
+
+def test_a_file_that_cannot_be_read_is_the_callers_error(
+		tmp_path: Path) -> None:
+	(tmp_path / 'pinned').write_text('s | f.c | fn\n')
+	assert listfile.read_text(tmp_path / 'pinned', ValueError) == \
+		's | f.c | fn\n'
+	with pytest.raises(ValueError) as e:
+		listfile.read_text(tmp_path / 'nope', ValueError)
+	assert str(e.value) == f'{tmp_path / "nope"}: No such file or directory'
