@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import re
 import resource
 import signal
@@ -28,7 +27,8 @@ from mmkunit import selftest
 from mmkunit.request import (
 	EXIT_ERROR, Build, CheckRequest, CoverageRequest, ExportRequest,
 	FixesRequest, LintRequest, MutantsRequest, PrepareRequest,
-	ReplayRequest, Request, RunRequest, Scale, SelftestRequest, Source)
+	ReplayRequest, Request, RunRequest, Scale, SelftestRequest, Source,
+	WORKERS)
 
 DESCRIPTION = """\
 Build a kernel with the project's mm KUnit suites and run them. The default
@@ -56,16 +56,16 @@ def _common(p: argparse.ArgumentParser, tree_opts: bool = True) -> None:
 
 
 def _workers(p: argparse.ArgumentParser, what: str) -> None:
-	p.add_argument('--workers', type=int, default=min(2, os.cpu_count() or 1),
+	p.add_argument('--workers', type=int, default=WORKERS,
 		       metavar='N',
 		       help=f'run {what} in N trees at once (default: %(default)s); '
 		       'the extra trees are copies of the first, made once')
 
 
 def _build_opts(p: argparse.ArgumentParser) -> None:
-	p.add_argument('--arch', default='um',
+	p.add_argument('--arch', default=Build.arch,
 		       help='kunit.py --arch: um (default, UML) or x86_64 (QEMU)')
-	p.add_argument('--jobs', type=int, default=os.cpu_count() or 1,
+	p.add_argument('--jobs', type=int, default=Build.jobs,
 		       help='parallel make jobs (default: %(default)s)')
 	p.add_argument('--results', type=Path, metavar='DIR',
 		       help='write the logs and JSON here (default: a new '
@@ -108,7 +108,8 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 		       'test failed, 125 the commit cannot be tested (the '
 		       'series does not apply, the kernel does not build), '
 		       '128 a setup error (stops the bisection)')
-	p.add_argument('--repeat', type=int, default=1, metavar='N',
+	p.add_argument('--repeat', type=int, default=RunRequest.repeat,
+		       metavar='N',
 		       help='run the built kernel N times (one build) and '
 		       'report every test whose result was not the same in '
 		       'each run, with the run numbers')
@@ -124,7 +125,8 @@ def _prepare_args(p: argparse.ArgumentParser) -> None:
 
 def _export_args(p: argparse.ArgumentParser) -> None:
 	_common(p)
-	p.add_argument('-o', '--output', type=Path, default=Path('series-out'),
+	p.add_argument('-o', '--output', type=Path,
+		       default=ExportRequest.output,
 		       help='output directory (default: %(default)s)')
 	p.add_argument('--from', dest='from_', metavar='"NAME <EMAIL>"',
 		       help='author and sign off the series as this (default: '
@@ -155,7 +157,7 @@ def _mutants_args(p: argparse.ArgumentParser) -> None:
 		       'the mutants on lines that A..B changes')
 	p.add_argument('--sample', type=int, metavar='N',
 		       help='with --generated: N mutants drawn with --seed')
-	p.add_argument('--seed', type=int, default=0,
+	p.add_argument('--seed', type=int, default=MutantsRequest.seed,
 		       help='the seed of --sample (default: %(default)s)')
 	p.add_argument('--shard', type=_shard, metavar='K/N',
 		       help='with --generated: the K-th of N shares (0-based), '
@@ -172,7 +174,7 @@ def _mutants_args(p: argparse.ArgumentParser) -> None:
 def _replay_args(p: argparse.ArgumentParser) -> None:
 	_with_build(p)
 	p.add_argument('--scale', choices=[s.value for s in Scale],
-		       default=Scale.SMALL.value,
+		       default=ReplayRequest.scale.value,
 		       help='small (default, seconds) or seed (a 20 GiB file in '
 		       'an 8 GiB guest, as the change was measured; minutes)')
 	_workers(p, 'the builds')

@@ -48,6 +48,11 @@ class Source:
 		return bool(self.tree or self.kernel or self.tarball)
 
 
+# Trees the mutants and the replay builds run in at once: one a CPU, two
+# at most (a third tree's builds would only share the two CPUs).
+WORKERS = min(2, os.cpu_count() or 1)
+
+
 @dataclasses.dataclass(frozen=True)
 class Build:
 	"""How a kernel is built and run by kunit.py."""
@@ -107,7 +112,7 @@ class LintRequest:
 class MutantsRequest:
 	source: Source = Source()
 	build: Build = Build()
-	workers: int = min(2, os.cpu_count() or 1)
+	workers: int = WORKERS
 	# File name globs; none: every mutant, and the before-fix trees.
 	# Generated: the pinned functions to mutate; none: all of them.
 	mutants: Tuple[str, ...] = ()
@@ -129,7 +134,7 @@ class ReplayRequest:
 	source: Source = Source()
 	build: Build = Build()
 	scale: Scale = Scale.SMALL
-	workers: int = min(2, os.cpu_count() or 1)
+	workers: int = WORKERS
 
 
 @dataclasses.dataclass(frozen=True)
