@@ -206,14 +206,39 @@ def _build(a: argparse.Namespace) -> Build:
 		     kunit_args=tuple(a.kunit_args))
 
 
+class UsageError(Exception):
+	"""Options that do not go together: argparse's error, exit code 2."""
+
+
+def _in_place_needs_kernel(a: argparse.Namespace) -> None:
+	if a.in_place and not a.kernel:
+		raise UsageError('--in-place needs --kernel DIR')
+
+
 def _run_request(a: argparse.Namespace, src: Source) -> RunRequest:
+	_in_place_needs_kernel(a)
+	if a.each_commit:
+		if not a.kernel:
+			raise UsageError('--each-commit needs --kernel DIR (a git '
+					 'tree)')
+		if a.in_place:
+			raise UsageError('--each-commit builds in a clone; it does '
+					 'not go with --in-place')
 	return RunRequest(src, _build(a), in_place=a.in_place,
 			  without=tuple(a.without), each_commit=a.each_commit,
 			  bisect=a.bisect, repeat=a.repeat,
 			  filter_glob=a.filter_glob)
 
 
+def _prepare_request(a: argparse.Namespace, src: Source) -> PrepareRequest:
+	_in_place_needs_kernel(a)
+	return PrepareRequest(src, in_place=a.in_place, without=tuple(a.without))
+
+
 def _export_request(a: argparse.Namespace, src: Source) -> ExportRequest:
+	if a.base and not re.fullmatch(r'[0-9a-f]{40}', a.base):
+		raise UsageError(f'--base {a.base}: not a commit id (40 hex '
+				 'digits)')
 	return ExportRequest(src, output=a.output, author=a.from_,
 			     local=a.local, refresh=a.refresh, base=a.base)
 
@@ -232,11 +257,11 @@ R = TypeVar('R', bound=Request)
 class Command(Generic[R]):
 	"""A command: what --help says of it, its options, the request they
 	are parsed into and the handler that runs that request."""
-	kind: Type[R]
+	request_type: Type[R]
 	help: str
 	description: str
-	options: Callable[[argparse.ArgumentParser], None]
-	request: Callable[[argparse.Namespace, Source], R]
+	add_options: Callable[[argparse.ArgumentParser], None]
+	make_request: Callable[[argparse.Namespace, Source], R]
 	handler: Callable[[R], int]
 	# Whether it takes arguments for kunit.py run, after --.
 	kunit_args: bool = False
@@ -254,10 +279,7 @@ COMMANDS: Dict[str, Command[Any]] = {
 		'Prepare the tree and print its path. With --kernel DIR '
 		'--in-place, apply the overlay into DIR so that kunit.py can be '
 		'run there directly.',
-		_prepare_args,
-		lambda a, src: PrepareRequest(src, in_place=a.in_place,
-					      without=tuple(a.without)),
-		plan.prepare_handler),
+		_prepare_args, _prepare_request, plan.prepare_handler),
 	'export': Command(
 		ExportRequest, 'write the series for git am',
 		'Write the series as git format-patch files that `git am` '
@@ -327,7 +349,8 @@ COMMANDS: Dict[str, Command[Any]] = {
 }
 
 # Which command a request is of, for execute().
-_BY_KIND: Dict[type, Command[Any]] = {c.kind: c for c in COMMANDS.values()}
+_BY_TYPE: Dict[type, Command[Any]] = {
+	c.request_type: c for c in COMMANDS.values()}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -337,21 +360,21 @@ def build_parser() -> argparse.ArgumentParser:
 	sub = parser.add_subparsers(dest='command', metavar='COMMAND',
 				    title='commands (default: run)')
 	for name, c in COMMANDS.items():
-		c.options(sub.add_parser(name, help=c.help,
-					 description=c.description))
+		c.add_options(sub.add_parser(name, help=c.help,
+					     description=c.description))
 	return parser
 
 
 def to_request(a: argparse.Namespace) -> Request:
 	"""The request the parsed command line stands for."""
-	req: Request = COMMANDS[a.command].request(a, _source(a))
+	req: Request = COMMANDS[a.command].make_request(a, _source(a))
 	return req
 
 
 def execute(req: Request) -> int:
 	"""Runs one request with its command's handler; returns the command's
 	exit code."""
-	code: int = _BY_KIND[type(req)].handler(req)
+	code: int = _BY_TYPE[type(req)].handler(req)
 	return code
 
 
@@ -374,19 +397,10 @@ def parse_args(argv: Sequence[str]) -> Request:
 		 if v]
 	if len(given) > 1:
 		parser.error(f'{" and ".join(given)}: give one kernel')
-	if getattr(args, 'base', None) and \
-	   not re.fullmatch(r'[0-9a-f]{40}', args.base):
-		parser.error(f'--base {args.base}: not a commit id (40 hex '
-			     'digits)')
-	if getattr(args, 'in_place', False) and not args.kernel:
-		parser.error('--in-place needs --kernel DIR')
-	if getattr(args, 'each_commit', None):
-		if not args.kernel:
-			parser.error('--each-commit needs --kernel DIR (a git tree)')
-		if args.in_place:
-			parser.error('--each-commit builds in a clone; '
-				     'it does not go with --in-place')
-	return to_request(args)
+	try:
+		return to_request(args)
+	except UsageError as e:
+		parser.error(str(e))
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:

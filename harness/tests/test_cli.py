@@ -144,11 +144,6 @@ def test_in_place_applies_then_leaves_tree_alone_on_failure(
 	assert snapshot(kernel_tree) == before
 
 
-def test_in_place_needs_kernel() -> None:
-	p = run_cli('--in-place')
-	assert p.returncode == 2 and '--in-place needs --kernel' in p.stderr
-
-
 def test_missing_tools_without_root_rights(overlay_dir: Path, kernel_tree: Path,
 					   tmp_path: Path) -> None:
 	bin_dir = tmp_path / 'bin'
@@ -327,3 +322,22 @@ def test_a_command_rejects_what_it_does_not_take(
 		cli.parse_args(argv)
 	assert e.value.code == 2
 	assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize('argv, error', [
+	(['prepare', '--in-place'], '--in-place needs --kernel DIR'),
+	(['run', '--in-place'], '--in-place needs --kernel DIR'),
+	(['--each-commit', 'A..B'], '--each-commit needs --kernel DIR'),
+	(['--kernel', 'k', '--in-place', '--each-commit', 'A..B'],
+	 '--each-commit builds in a clone; it does not go with --in-place'),
+	(['export', '--base', 'HEAD'], '--base HEAD: not a commit id'),
+	(['--tree', '6.1', '--kernel', 'k'], '--tree and --kernel: give one'),
+])
+def test_options_that_do_not_go_together(
+		argv: List[str], error: str,
+		capsys: pytest.CaptureFixture[str]) -> None:
+	from mmkunit import cli
+	with pytest.raises(SystemExit) as e:
+		cli.parse_args(argv)
+	assert e.value.code == 2
+	assert error in capsys.readouterr().err
