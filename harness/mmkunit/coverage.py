@@ -241,15 +241,15 @@ def run_coverage(s: Session) -> int:
 	listed = load_untaken(untaken_list)
 	tree = s.sources.prepared_tree()
 	build = tree.build_dir(s.build_key)
-	s.env['LIBRARY_PATH'] = ':'.join(
-		filter(None, [str(libgcov_dir(s.cache)),
-			      os.environ.get('LIBRARY_PATH')]))
+	gcov = s.with_additions(
+		[ov.Patch.from_file(s.config_file('um-coverage.patch'))],
+		{'LIBRARY_PATH': ':'.join(filter(None, [
+			str(libgcov_dir(s.cache)), os.environ.get('LIBRARY_PATH')]))})
 	# Counts of an earlier run must not add up with this one's.
 	for old in build.rglob('*.gcda'):
 		old.unlink()
-	s.extra = [ov.Patch.from_file(s.config_file('um-coverage.patch'))]
 	try:
-		result = runs.run_suites(s)
+		result = runs.run_suites(gcov)
 	finally:
 		with tree.locked():
 			s.put_series(tree)

@@ -72,6 +72,16 @@ class Session:
 		other.extra = list(self.extra)
 		return other
 
+	def with_additions(self, extra: Sequence[ov.Patch] = (),
+			   env: Optional[Dict[str, str]] = None) -> Session:
+		"""This session with patches put on top of the series for its
+		builds, and variables added to kunit.py's and make's
+		environment."""
+		other = self.with_config(self.build.config)
+		other.extra += extra
+		other.env.update(env or {})
+		return other
+
 	@property
 	def cache(self) -> Path:
 		"""The harness's cache directory."""

@@ -11,6 +11,7 @@ import pytest
 
 from conftest import REPO
 from mmkunit import kernels, session
+from mmkunit import overlay as ov
 from mmkunit.request import Build, Source
 
 CONFIGS = REPO / 'kunit-configs'
@@ -132,3 +133,16 @@ def test_another_configuration_shares_sources_and_overlay(
 	assert other.overlay is s.overlay
 	assert other.cache == tmp_path.resolve()
 	assert other.env == {'X': '1'} and other.env is not s.env
+
+
+def test_additions_leave_the_original_session_as_it_was(
+		tmp_path: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
+	s = session.Session(Source(cache=tmp_path), Build(config='debug'))
+	s.env['X'] = '1'
+	patch = ov.Patch('gcov.patch', tmp_path / 'gcov.patch', b'', ())
+	other = s.with_additions([patch], {'Y': '2'})
+	assert other.extra == [patch] and other.env == {'X': '1', 'Y': '2'}
+	assert other.build == s.build and other.sources is s.sources
+	assert s.extra == [] and s.env == {'X': '1'}
