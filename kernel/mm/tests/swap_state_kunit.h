@@ -15,8 +15,8 @@
  *  - swap_cache_get_folio(), a plain lookup, and what it does when the
  *    swap cache changes under it (with CONFIG_DEBUG_PAGE_REF);
  *  - swap_vma_readahead(), through swapin_readahead(): which swap entries
- *    of the window's PTEs it reads into the swap cache, and how it leaves
- *    them;
+ *    of the window's PTEs it reads into the swap cache, how it leaves
+ *    them, and, under an interleave policy, on which node;
  *  - swapin_readahead() without VMA readahead: swap_cluster_readahead()
  *    reads the aligned block of slots around the target's.
  *
@@ -1801,6 +1801,76 @@ static void swap_state_test_vma_readahead(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nr_submit, ev.nrswpin);
 }
 
+#if IS_ENABLED(CONFIG_NUMA) && IS_ENABLED(CONFIG_TMPFS)
+
+/*
+ * The node an interleave policy over every node with memory gives the
+ * page at @addr of @vma: the page's interleave index (its offset in the
+ * VMA's pages, from vm_pgoff) modulo the number of nodes picks the node,
+ * counted from the first (Documentation/admin-guide/mm/numa_memory_policy.rst).
+ */
+static int swap_state_test_interleave_node(struct vm_area_struct *vma,
+					   unsigned long addr)
+{
+	pgoff_t ilx = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
+	unsigned int n = ilx % num_node_state(N_MEMORY);
+	int nid = first_node(node_states[N_MEMORY]);
+
+	while (n--)
+		nid = next_node(nid, node_states[N_MEMORY]);
+	return nid;
+}
+
+/*
+ * Under a VMA's interleave policy, each page of the window is allocated
+ * on the node the policy gives that page's address, as a fault on it
+ * would allocate it: the window's pages do not all follow the target's
+ * node. The window is the first case's: 8 pages from 3 before the fault.
+ */
+static void swap_state_test_vma_readahead_interleave(struct kunit *test)
+{
+	struct swap_state_test_ra ra = { .c = &swap_state_test_ra_cases[0] };
+	char mode[] = "interleave";	/* every node with memory */
+	struct folio *target, *folio;
+	struct mempolicy *pol;
+	swp_entry_t entry;
+	int i, nid;
+
+	if (num_node_state(N_MEMORY) < 2)
+		kunit_skip(test, "needs two nodes with memory");
+	swap_state_test_ra_setup(test, &ra);
+	KUNIT_ASSERT_EQ(test, 0, mpol_parse_str(mode, &pol));
+	/* The VMA takes the policy's reference: munmap() puts it. */
+	mmap_write_lock(ra.vma->vm_mm);
+	vma_start_write(ra.vma);
+	ra.vma->vm_policy = pol;
+	mmap_write_unlock(ra.vma->vm_mm);
+
+	entry = swap_state_test_ra_entry(&ra, SWAP_STATE_TEST_RA_BEFORE);
+	target = swap_state_test_swap_fault(ra.vma, entry);
+	KUNIT_ASSERT_NOT_NULL(test, target);
+	folio_put(target);
+	for (i = 0; i < SWAP_STATE_TEST_RA_SPAN; i++) {
+		if (!swap_state_test_ra_read(&ra, i))
+			continue;
+		folio = swap_state_test_cached(ra.si[0],
+					       SWAP_STATE_TEST_RA_SLOT(i));
+		KUNIT_ASSERT_NOT_NULL_MSG(test, folio, "page %d cached", i);
+		nid = swap_state_test_interleave_node(ra.vma,
+						      swap_state_test_ra_addr(i));
+		KUNIT_EXPECT_EQ_MSG(test, nid, folio_nid(folio), "page %d", i);
+	}
+}
+
+#else /* !(CONFIG_NUMA && CONFIG_TMPFS) */
+
+static void swap_state_test_vma_readahead_interleave(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_NUMA, and CONFIG_TMPFS's mpol_parse_str()");
+}
+
+#endif /* CONFIG_NUMA && CONFIG_TMPFS */
+
 /* -------------------------------------------------------------------------
  * swapin_readahead() without VMA readahead: swap_cluster_readahead()
  */
@@ -1925,6 +1995,7 @@ static struct kunit_case swap_state_test_cases[] = {
 			 swap_state_test_change_gen_params),
 	KUNIT_CASE_PARAM(swap_state_test_vma_readahead,
 			 swap_state_test_ra_gen_params),
+	KUNIT_CASE(swap_state_test_vma_readahead_interleave),
 	KUNIT_CASE_PARAM(swap_state_test_cluster_readahead,
 			 swap_state_test_cluster_gen_params),
 	{}
