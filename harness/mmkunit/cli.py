@@ -21,7 +21,7 @@ from mmkunit import fixes
 from mmkunit import kernels
 from mmkunit import lint
 from mmkunit import overlay as ov
-from mmkunit import plan
+from mmkunit import handlers
 from mmkunit import progress
 from mmkunit import selftest
 from mmkunit.request import (
@@ -273,18 +273,18 @@ COMMANDS: Dict[str, Command[Any]] = {
 		RunRequest, 'build and run the suites (default)',
 		'Prepare the tree, build and run the suites. Arguments after '
 		'-- go to kunit.py run.',
-		_run_args, _run_request, plan.run_handler, kunit_args=True),
+		_run_args, _run_request, handlers.run_handler, kunit_args=True),
 	'prepare': Command(
 		PrepareRequest, 'prepare the tree only',
 		'Prepare the tree and print its path. With --kernel DIR '
 		'--in-place, apply the overlay into DIR so that kunit.py can be '
 		'run there directly.',
-		_prepare_args, _prepare_request, plan.prepare_handler),
+		_prepare_args, _prepare_request, handlers.prepare_handler),
 	'export': Command(
 		ExportRequest, 'write the series for git am',
 		'Write the series as git format-patch files that `git am` '
 		'applies onto the kernel tree.',
-		_export_args, _export_request, plan.export_handler),
+		_export_args, _export_request, handlers.export_handler),
 	'lint': Command(
 		LintRequest, 'checkpatch and git am check',
 		'Export the series, run scripts/checkpatch.pl --strict on each '
@@ -297,7 +297,7 @@ COMMANDS: Dict[str, Command[Any]] = {
 		'Apply each mutant of kernel/mutants on top of the series, build '
 		'incrementally, run the suites and print which tests failed. '
 		'Exits non-zero if a mutant survives or does not build.',
-		_mutants_args, _mutants_request, plan.mutants_handler,
+		_mutants_args, _mutants_request, handlers.mutants_handler,
 		kunit_args=True),
 	'replay': Command(
 		ReplayRequest, 'mmap access patterns on four builds',
@@ -309,7 +309,7 @@ COMMANDS: Dict[str, Command[Any]] = {
 		_replay_args,
 		lambda a, src: ReplayRequest(src, _build(a), scale=Scale(a.scale),
 					     workers=a.workers),
-		plan.replay_handler),
+		handlers.replay_handler),
 	'fixes': Command(
 		FixesRequest, 'which fixes an older kernel lacks',
 		'Build the suites on an older kernel through the port of the '
@@ -328,7 +328,7 @@ COMMANDS: Dict[str, Command[Any]] = {
 		'with the branches not taken; writes lcov\'s HTML into the '
 		'results directory.',
 		_with_build, lambda a, src: CoverageRequest(src, _build(a)),
-		plan.coverage_handler),
+		handlers.coverage_handler),
 	'selftest': Command(
 		SelftestRequest, 'the harness\'s own tests and mypy',
 		'Run the harness\'s own tests with pytest; no kernel is built.',
@@ -345,7 +345,7 @@ COMMANDS: Dict[str, Command[Any]] = {
 		'replay at the seed scale, and fixes on 6.12 and 6.1; in that '
 		'order. Exits non-zero if any fails.',
 		_with_build, lambda a, src: CheckRequest(src, _build(a)),
-		lambda r: plan.check_handler(r, execute_reporting), kunit_args=True),
+		lambda r: handlers.check_handler(r, execute_reporting), kunit_args=True),
 }
 
 # Which command a request is of, for execute().
@@ -440,6 +440,6 @@ def execute_reporting(req: Request) -> int:
 		# commit that cannot be tested.
 		print(f'mm-kunit: error: {e}', file=sys.stderr)
 		return commits.BISECT_SKIP if bisect else EXIT_ERROR
-	except plan.SETUP_ERRORS as e:
+	except handlers.SETUP_ERRORS as e:
 		print(f'mm-kunit: error: {e}', file=sys.stderr)
 		return setup_error

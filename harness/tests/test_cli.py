@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""run_kunit.sh end to end on a fake kernel tree (cli.py, plan.py,
+"""run_kunit.sh end to end on a fake kernel tree (cli.py, handlers.py,
 session.py).
 
 The fake tree's kunit.py replays a saved run from fixtures/kunit/: the

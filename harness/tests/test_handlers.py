@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The requests check is made of, run as plan.py runs them."""
+"""The requests check is made of, and how check runs them (handlers.py)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def test_check_steps_run_the_real_commands(
 	step's arch, config and filter, and check's request is left as it
 	was."""
 	from conftest import FAKE_BIN
-	from mmkunit import cli, deps, plan, request
+	from mmkunit import cli, deps, handlers, request
 	for k, v in env_for(overlay_dir, PASS_RUN).items():
 		monkeypatch.setenv(k, v)
 	monkeypatch.setenv('MM_KUNIT_KVM', '0')
@@ -28,7 +28,7 @@ def test_check_steps_run_the_real_commands(
 	req = cli.parse_args(['check', '--kernel', str(kernel_tree),
 			      '--cache', str(tmp_path / 'c'), '--no-install', '-q'])
 	assert isinstance(req, request.CheckRequest)
-	steps = plan.check_steps(req)
+	steps = handlers.check_steps(req)
 	# A kernel given to check: its steps only, no port and no fixes.
 	assert list(steps) == ['selftest', 'lint', 'run um', 'run um debug',
 			       'run um distro', 'mutants um', 'run x86_64',
@@ -56,12 +56,12 @@ def test_check_steps_run_the_real_commands(
 def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	"""A step gets what was given to check, and otherwise its command's
 	own defaults; the port's steps and fixes name their kernels."""
-	from mmkunit import cli, generated, kernels, plan, request
+	from mmkunit import cli, generated, handlers, kernels, request
 	from mmkunit import session
 	req = cli.parse_args(['check', '--no-install', '--cache', '/c',
 			      '--jobs', '1'])
 	assert isinstance(req, request.CheckRequest)
-	steps = plan.check_steps(req)
+	steps = handlers.check_steps(req)
 	for tree in kernels.OLDER:
 		step = steps[f'fixes {tree} um']
 		assert isinstance(step, request.FixesRequest)
@@ -103,7 +103,7 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 		kernels.KERNELS[kernels.DEFAULT]
 	req = cli.parse_args(['check', '--tarball', '/t/linux-source-6.1.tar.xz'])
 	assert isinstance(req, request.CheckRequest)
-	run = plan.check_steps(req)['run um']
+	run = handlers.check_steps(req)['run um']
 	assert session.Session(run.source).sources.tarball == \
 		Path('/t/linux-source-6.1.tar.xz')
 
@@ -115,7 +115,7 @@ def test_check_runs_each_step_and_counts_them(
 	"""check runs its steps in turn, a step's setup error does not stop
 	the others, and it ends with one line per step and the counts."""
 	from conftest import FAKE_BIN
-	from mmkunit import cli, deps, plan, request
+	from mmkunit import cli, deps, handlers, request
 	for k, v in env_for(overlay_dir, PASS_RUN).items():
 		monkeypatch.setenv(k, v)
 	monkeypatch.setenv('PATH', f'{FAKE_BIN}{os.pathsep}{os.environ["PATH"]}')
@@ -128,7 +128,7 @@ def test_check_runs_each_step_and_counts_them(
 		'prepare elsewhere': request.PrepareRequest(dataclasses.replace(
 			src, kernel=tmp_path / 'notakernel')),
 	}
-	monkeypatch.setattr(plan, 'check_steps', lambda req: steps)
+	monkeypatch.setattr(handlers, 'check_steps', lambda req: steps)
 	monkeypatch.setattr(cli.signal, 'signal', lambda *a: None)
 	assert cli.main(['check', '--kernel', str(kernel_tree), '--cache',
 			 str(tmp_path / 'c'), '--no-install', '-q']) == \
