@@ -2171,13 +2171,15 @@ struct filemap_test_large_range_case {
 /*
  * Fault-around maps a large folio page by page, each PTE to that page of
  * the folio: the whole folio, even from a window that begins or ends
- * inside it, when the folio lies inside i_size, the VMA and one page
- * table; else only its pages inside the window, the VMA and i_size, and
- * never past the folio's end. A PTE that is populated already is left
- * as it is and the pages on either side of it mapped; the pages after
- * the folio are mapped each at its own PTE. It returns VM_FAULT_NOPAGE
- * for the faulting page, counts what it mapped in the file RSS, takes
- * one reference of the folio per PTE and leaves the folio unlocked.
+ * inside it, when the folio lies inside i_size (ending before the file's
+ * last page), the VMA and one page table (up to its last page); else
+ * only its pages inside the window, the VMA and i_size, and never past
+ * the folio's end. A PTE that is populated already is left as it is and
+ * the pages on either side of it mapped; the pages after the folio are
+ * mapped each at its own PTE. It returns VM_FAULT_NOPAGE for the
+ * faulting page, counts what it mapped in the file RSS, takes one
+ * reference of the folio per PTE (none if it maps none of the folio)
+ * and leaves the folio unlocked.
  */
 static const struct filemap_test_large_range_case
 filemap_test_large_range_cases[] = {
@@ -2278,6 +2280,52 @@ filemap_test_large_range_cases[] = {
 		.last = 999,
 		.mapped_first = 992,
 		.mapped_last = 999,
+	},
+	{
+		.desc = "folio ends at a page table's end: the whole folio",
+		.table = 1008,
+		.index = 992,
+		.order = 4,
+		.fault = 1000,
+		.first = 1000,
+		.last = 1007,
+		.mapped_first = 992,
+		.mapped_last = 1007,
+	},
+	{
+		.desc = "populated PTE between window and fault: NOPAGE",
+		.index = 992,
+		.order = 4,
+		.populated = 995,
+		.fault = 996,
+		.first = 993,
+		.last = 1015,
+		.mapped_first = 992,
+		.mapped_last = 1007,
+	},
+	{
+		.desc = "none of the folio mapped: its reference put back",
+		.table = 999,
+		.index = 996,
+		.order = 2,
+		.after = 11,
+		.populated = 999,
+		.fault = 1002,
+		.first = 999,
+		.last = 1010,
+		.mapped_first = 999,
+		.mapped_last = 1010,
+	},
+	{
+		.desc = "folio ends before i_size's last page: the whole folio",
+		.index = FILEMAP_TEST_FILE_PAGES - 8,
+		.order = 2,
+		.eof = FILEMAP_TEST_FILE_PAGES - 3,
+		.fault = FILEMAP_TEST_FILE_PAGES - 6,
+		.first = FILEMAP_TEST_FILE_PAGES - 6,
+		.last = FILEMAP_TEST_LAST_PAGE,
+		.mapped_first = FILEMAP_TEST_FILE_PAGES - 8,
+		.mapped_last = FILEMAP_TEST_FILE_PAGES - 5,
 	},
 	{
 		.desc = "folio across i_size: no PTE beyond it",
