@@ -313,6 +313,12 @@ def test_each_command_parses_into_its_request() -> None:
 	(['lint', '--arch', 'um'], 'unrecognized arguments: --arch um'),
 	(['mutants', '--shard', '4/4'], 'want K/N with 0 <= K < N, got 4/4'),
 	(['--tree', '6.1', '--kernel', 'k'], '--tree and --kernel: give one'),
+	(['prepare', '--in-place'], '--in-place needs --kernel DIR'),
+	(['run', '--in-place'], '--in-place needs --kernel DIR'),
+	(['--each-commit', 'A..B'], '--each-commit needs --kernel DIR'),
+	(['--kernel', 'k', '--in-place', '--each-commit', 'A..B'],
+	 '--each-commit builds in a clone; it does not go with --in-place'),
+	(['export', '--base', 'HEAD'], '--base HEAD: not a commit id'),
 ])
 def test_a_command_rejects_what_it_does_not_take(
 		argv: List[str], message: str,
@@ -323,21 +329,3 @@ def test_a_command_rejects_what_it_does_not_take(
 	assert e.value.code == 2
 	assert message in capsys.readouterr().err
 
-
-@pytest.mark.parametrize('argv, error', [
-	(['prepare', '--in-place'], '--in-place needs --kernel DIR'),
-	(['run', '--in-place'], '--in-place needs --kernel DIR'),
-	(['--each-commit', 'A..B'], '--each-commit needs --kernel DIR'),
-	(['--kernel', 'k', '--in-place', '--each-commit', 'A..B'],
-	 '--each-commit builds in a clone; it does not go with --in-place'),
-	(['export', '--base', 'HEAD'], '--base HEAD: not a commit id'),
-	(['--tree', '6.1', '--kernel', 'k'], '--tree and --kernel: give one'),
-])
-def test_options_that_do_not_go_together(
-		argv: List[str], error: str,
-		capsys: pytest.CaptureFixture[str]) -> None:
-	from mmkunit import cli
-	with pytest.raises(SystemExit) as e:
-		cli.parse_args(argv)
-	assert e.value.code == 2
-	assert error in capsys.readouterr().err
