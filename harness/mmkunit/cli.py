@@ -345,7 +345,8 @@ COMMANDS: Dict[str, Command[Any]] = {
 		'replay at the seed scale, and fixes on 6.12 and 6.1; in that '
 		'order. Exits non-zero if any fails.',
 		_with_build, lambda a, src: CheckRequest(src, _build(a)),
-		lambda r: handlers.check_handler(r, execute_reporting), kunit_args=True),
+		lambda r: handlers.check_handler(r, execute_reporting),
+		kunit_args=True),
 }
 
 # Which command a request is of, for execute().

@@ -13,7 +13,6 @@ from mmkunit.request import (EXIT_ERROR, EXIT_OK, EXIT_TESTS_FAILED,
 from mmkunit.session import KERNEL_DIR, REPO, HarnessError, Session
 
 
-
 def fixes_handler(req: FixesRequest) -> int:
 	"""Runs the suites on each older kernel (or the one given), through
 	its port of the series, and holds the results against the port's
