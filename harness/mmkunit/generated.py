@@ -3,8 +3,9 @@
 (mutagen.py), each classified as cargo-mutants does, and a score per
 function that nobody chose.
 
-  killed      a test failed (or crashed, or the run timed out: those are
-              reported apart, and count as killed)
+  killed      a test failed (or crashed, or the run timed out, or the
+              kernel died before its first test in two boots in a row:
+              those are reported apart, and count as killed)
   survived    every test passed: a missing test, until argued otherwise
   unviable    it does not compile: not counted
   equivalent  the same object code as the original (tce.py), or listed,
@@ -136,15 +137,17 @@ def load_equivalent(path: Path) -> Dict[str, Equivalent]:
 _STALL = re.compile(r'watchdog: BUG: soft lockup|rcu: INFO: \S+ '
 		    r'(?:self-)?detected stall|INFO: task \S+ blocked for more '
 		    r'than \d+ seconds')
+# How a kernel that died before its first test ended, if it says.
+_PANIC = re.compile(r'Kernel panic - not syncing: [^\n]*')
 
 
-def stalled(results_dir: Path) -> str:
-	"""The first stall detector's report in the consoles of a run (its
-	boots after a crash included), or ''."""
+def in_consoles(results_dir: Path, pattern: 're.Pattern[str]') -> str:
+	"""The first match of pattern in the consoles of a run (its boots
+	after a crash included), or ''."""
 	for console in sorted(results_dir.glob('**/console.log')):
-		m = _STALL.search(console.read_text(errors='replace'))
+		m = pattern.search(console.read_text(errors='replace'))
 		if m:
-			return m.group(0)
+			return m.group(0).strip()
 	return ''
 
 
@@ -160,7 +163,7 @@ def classify(mutant: mutagen.Mutant, result: RunResult,
 	if timed_out:
 		return Scored(mutant, Outcome.TIMEOUT, crashed or failed,
 			      f'stopped after {timeout} s', seconds=seconds)
-	stall = stalled(result.results_dir) if crashed else ''
+	stall = in_consoles(result.results_dir, _STALL) if crashed else ''
 	if stall:
 		return Scored(mutant, Outcome.TIMEOUT, crashed,
 			      f'the kernel stalled: {stall}', seconds=seconds)
@@ -169,6 +172,12 @@ def classify(mutant: mutagen.Mutant, result: RunResult,
 	if failed or result.complaints:
 		return Scored(mutant, Outcome.KILLED, failed,
 			      '; '.join(result.complaints[:1]), seconds=seconds)
+	if result.untestable and result.started:
+		return Scored(mutant, Outcome.CRASHED, [],
+			      'the kernel ran no test: ' +
+			      (in_consoles(result.results_dir, _PANIC) or
+			       'no panic printed'),
+			      seconds=seconds)
 	if result.untestable:
 		return Scored(mutant, Outcome.UNVIABLE, [],
 			      result.error or 'does not build', seconds=seconds)
@@ -300,9 +309,8 @@ def _run(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 					 (m.path,))
 			scored = _tce(s, t, m, sources[m.path], patch, comparers)
 			if scored is None:
-				result = jobs.run_in(s, t, s.overlay, [patch],
-						     f'mutant {m.id}', opts)
-				scored = classify(m, result, timeout)
+				scored = _run_mutant(s, t, m, patch,
+						     f'mutant {m.id}', opts, timeout)
 			scored.diff = diff
 			if scored.outcome == Outcome.SURVIVED and m.id in reviewed \
 			   and reviewed[m.id].applies(arch):
@@ -340,6 +348,21 @@ def _run(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 		      f'(threshold {THRESHOLD}%)')
 		return EXIT_OK if sample_passes(scored) else EXIT_TESTS_FAILED
 	return EXIT_OK if passes(scored) else EXIT_TESTS_FAILED
+
+
+def _run_mutant(s: Session, t: trees.PreparedTree, m: mutagen.Mutant,
+		patch: ov.Patch, label: str, opts: RunOptions,
+		timeout: int) -> Scored:
+	"""Builds and runs the suites with m (patch) in t, and classifies
+	the run. A kernel that starts but dies before its first test is
+	booted once more: the baseline's kernel ran them all, but a boot can
+	also fail for the machine's reasons (under TCG on a loaded machine,
+	the IO-APIC timer check); two in a row are the mutant's doing."""
+	result = jobs.run_in(s, t, s.overlay, [patch], label, opts)
+	if result.untestable and result.started:
+		result = jobs.run_in(s, t, s.overlay, [patch], label + ' again',
+				     opts)
+	return classify(m, result, timeout)
 
 
 def _options(s: Session, tree: trees.PreparedTree,
@@ -406,9 +429,9 @@ def _recheck_under(s: Session, req: MutantsRequest,
 			m = r.mutant
 			patch = ov.Patch(f'{m.id}.patch', Path(m.id),
 					 r.diff.encode(), (m.path,))
-			again = classify(m, jobs.run_in(
-				checked, t, checked.overlay, [patch],
-				f'mutant {m.id} {config}', opts), timeout)
+			again = _run_mutant(checked, t, m, patch,
+					    f'mutant {m.id} {config}', opts,
+					    timeout)
 			if not again.outcome.killed:
 				return r
 			again.diff = r.diff

@@ -53,6 +53,9 @@ class RunResult:
 	complaints: List[str] = dataclasses.field(default_factory=list)
 	# Whether a kernel was built and booted (it printed KTAP).
 	booted: bool = False
+	# Whether a kernel was built and started: it left a console, with or
+	# without KTAP in it.
+	started: bool = False
 	# Kernel boots the run took: more than one after a crash.
 	boots: int = 1
 	# Wall time of the whole run, build included.
@@ -405,6 +408,7 @@ def _read_console(tree: Path, build_dir: Path, opts: RunOptions,
 	text = ktap.text(lines)
 	(results_dir / 'ktap.log').write_text(text)
 	result.complaints = kernel_complaints(text)
+	result.started = True
 	result.booted = bool(lines)
 	if ktap.kernel_lines_inside(lines) and json_path.is_file():
 		result.kunit_returncode = _reparse(tree, lines, json_path,

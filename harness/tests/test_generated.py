@@ -58,6 +58,15 @@ def test_classify(tmp_path: Path) -> None:
 		gen.Outcome.SURVIVED
 	assert gen.classify(m, run(tmp_path, code=1), 60).outcome == \
 		gen.Outcome.UNVIABLE
+	(boot / 'console.log').write_text(
+		'[    0.12] Kernel panic - not syncing: IO-APIC + timer doesn\'t '
+		'work!\n[    0.12] ---[ end Kernel panic ]---\n')
+	no_test = run(tmp_path, code=1)
+	no_test.started = True
+	died = gen.classify(m, no_test, 60)
+	assert died.outcome == gen.Outcome.CRASHED and died.tests == []
+	assert died.detail == ('the kernel ran no test: Kernel panic - not '
+			       "syncing: IO-APIC + timer doesn't work!")
 	assert all(o.killed for o in (gen.Outcome.KILLED, gen.Outcome.CRASHED,
 				      gen.Outcome.TIMEOUT))
 
@@ -156,6 +165,43 @@ def test_survivors_run_again_under_the_checkers(
 	seen.clear()
 	assert gen._recheck(debug, request.MutantsRequest(), None, rs) == rs
 	assert not seen
+
+
+def test_a_kernel_that_runs_no_test_is_booted_once_more(
+		tmp_path: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""A mutant whose kernel starts but dies before its first test is run
+	again: if that run passes, it survived (the first boot failed for
+	the machine's reasons); if it dies again, it is killed. One that
+	does not build is unviable, without a second run."""
+	from mmkunit import request
+	from mmkunit.session import Session
+	O = gen.Outcome
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
+	s = Session(request.Source(cache=tmp_path))
+	(tmp_path / 'kunit.out').write_text('')
+	died = runner.RunResult(1, [], tmp_path, started=True)
+	passed = runner.RunResult(0, [runner.CaseResult('s.a', P)], tmp_path,
+				  booted=True, started=True)
+	unbuilt = runner.RunResult(2, [], tmp_path,
+				   error='the kernel did not build')
+	m = mutant()
+	for runs, outcome, labels in (
+			([died, passed], O.SURVIVED, ['mutant x', 'mutant x again']),
+			([died, died], O.CRASHED, ['mutant x', 'mutant x again']),
+			([unbuilt], O.UNVIABLE, ['mutant x']),
+			([passed], O.SURVIVED, ['mutant x'])):
+		seen = []
+
+		def run_in(s, t, overlay, extra, label, opts, runs=list(runs)):
+			seen.append(label)
+			return runs.pop(0)
+
+		monkeypatch.setattr(gen.jobs, 'run_in', run_in)
+		patch = gen.ov.Patch('x.patch', Path('x'), b'', ('mm/x.c',))
+		assert gen._run_mutant(s, None, m, patch, 'mutant x', None,
+				       60).outcome == outcome
+		assert seen == labels
 
 
 def test_timeout_is_five_baselines_and_at_least_the_minimum(
