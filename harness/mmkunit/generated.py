@@ -7,7 +7,7 @@ function that nobody chose.
               kernel died before its first test in two boots in a row:
               those are reported apart, and count as killed)
   survived    every test passed: a missing test, until argued otherwise
-  unviable    it does not compile: not counted
+  unviable    it does not build (compile or link): not counted
   equivalent  the same object code as the original (tce.py), or listed,
               with a reason, in the overlay's `equivalent` file: not
               counted, and the former never built into a kernel
@@ -172,7 +172,7 @@ def classify(mutant: mutagen.Mutant, result: RunResult,
 	if failed or result.complaints:
 		return Scored(mutant, Outcome.KILLED, failed,
 			      '; '.join(result.complaints[:1]), seconds=seconds)
-	if result.untestable and result.started:
+	if result.died_before_tests:
 		return Scored(mutant, Outcome.CRASHED, [],
 			      'the kernel ran no test: ' +
 			      (in_consoles(result.results_dir, _PANIC) or
@@ -359,7 +359,7 @@ def _run_mutant(s: Session, t: trees.PreparedTree, m: mutagen.Mutant,
 	also fail for the machine's reasons (under TCG on a loaded machine,
 	the IO-APIC timer check); two in a row are the mutant's doing."""
 	result = jobs.run_in(s, t, s.overlay, [patch], label, opts)
-	if result.untestable and result.started:
+	if result.died_before_tests:
 		result = jobs.run_in(s, t, s.overlay, [patch], label + ' again',
 				     opts)
 	return classify(m, result, timeout)

@@ -72,6 +72,11 @@ class RunResult:
 		return not self.booted and not self.cases
 
 	@property
+	def died_before_tests(self) -> bool:
+		"""A kernel was built and started, but ran no test."""
+		return self.started and self.untestable
+
+	@property
 	def failed(self) -> List[CaseResult]:
 		return [c for c in self.cases
 			if c.status in (Status.FAIL, Status.ERROR)]

@@ -299,6 +299,27 @@ def test_results_that_say_nothing(tmp_path: Path, json_text: str,
 	assert result.error.startswith(error) and not result.ok
 
 
+def test_a_kernel_that_dies_before_its_first_test(tmp_path: Path) -> None:
+	"""A kernel that leaves a console without KTAP started but ran no
+	test; one that leaves no console did not start."""
+	tree = make_kernel_tree(tmp_path / 'linux')
+	died = tmp_path / 'died'
+	died.mkdir()
+	(died / 'console.log').write_text(
+		"Kernel panic - not syncing: IO-APIC + timer doesn't work!\n")
+	(died / 'exit-code').write_text('1\n')
+	result = runner.run_kunit(tree, tmp_path / 'build',
+				  runner.RunOptions(env={'FAKE_KUNIT_RUN': str(died)}),
+				  tmp_path / 'r')
+	assert (result.started, result.booted, result.died_before_tests) == \
+		(True, False, True)
+	(died / 'console.log').unlink()
+	result = runner.run_kunit(tree, tmp_path / 'build',
+				  runner.RunOptions(env={'FAKE_KUNIT_RUN': str(died)}),
+				  tmp_path / 'r2')
+	assert (result.started, result.died_before_tests) == (False, False)
+
+
 def test_a_configured_build_is_built_with_make(tmp_path: Path) -> None:
 	"""prebuilt_config: make builds the kernel and kunit.py exec runs it;
 	a kernel that does not build is a run without results."""
