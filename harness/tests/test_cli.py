@@ -328,4 +328,3 @@ def test_a_command_rejects_what_it_does_not_take(
 		cli.parse_args(argv)
 	assert e.value.code == 2
 	assert message in capsys.readouterr().err
-
