@@ -23,9 +23,10 @@
  * as every caller of lru_gen_add_folio(), lru_gen_del_folio() and
  * sort_folio() does, and takes them off again, and puts back whatever
  * else it changed on the lruvec, before it drops the lock: no other user
- * of the lruvec ever sees them. Only the prepare_scan_control() test
- * leaves its folios on the lists while it drops the lock, without PG_lru,
- * which makes reclaim pass them over. The controller functions read
+ * of the lruvec ever sees them. Only the prepare_scan_control() and
+ * get_scan_count() tests leave their folios on the lists while they drop
+ * the lock (those functions run without it), without PG_lru, which makes
+ * reclaim pass them over. The controller functions read
  * nothing of an lruvec but its lrugen counts: they are tested on an
  * lruvec of the test's own that no node or memcg holds.
  */
@@ -1961,11 +1962,38 @@ struct vmscan_test_counted {
 };
 
 /*
- * get_scan_count() on the lruvec of @folios, with them on its lists: they
- * go on and come off under the lru_lock, which is held throughout, so
- * that reclaim never finds them. get_scan_count() takes no lock of its
- * own. The lists hold the node's other folios too: their sizes are read
- * before and after the call, which is repeated until they held still.
+ * Put @folios on the lists of their lruvec without PG_lru: reclaim, which
+ * isolates only folios it can clear PG_lru on, passes them over, as it
+ * does a folio another isolation is taking. They make each list hold
+ * pages whatever the node holds.
+ */
+static struct lruvec *vmscan_test_lists_add(struct folio **folios)
+{
+	struct lruvec *lruvec = folio_lruvec_lock_irq(folios[0]);
+	enum lru_list lru;
+
+	for_each_evictable_lru(lru)
+		lruvec_add_folio(lruvec, folios[lru]);
+	lruvec_unlock_irq(lruvec);
+	mem_cgroup_flush_stats(root_mem_cgroup);
+	return lruvec;
+}
+
+static void vmscan_test_lists_del(struct folio **folios)
+{
+	struct lruvec *lruvec = folio_lruvec_lock_irq(folios[0]);
+	enum lru_list lru;
+
+	for_each_evictable_lru(lru)
+		lruvec_del_folio(lruvec, folios[lru]);
+	lruvec_unlock_irq(lruvec);
+}
+
+/*
+ * get_scan_count() on the lruvec of @folios, with them on its lists, as
+ * shrink_lruvec() calls it: no lock held, IRQs on. The lists hold the
+ * node's other folios too: their sizes are read before and after the
+ * call, which is repeated until they held still.
  */
 static void vmscan_test_scan_count(struct folio **folios,
 				   struct scan_control *sc,
@@ -1975,9 +2003,7 @@ static void vmscan_test_scan_count(struct folio **folios,
 	struct lruvec *lruvec;
 	enum lru_list lru;
 
-	lruvec = folio_lruvec_lock_irq(folios[0]);
-	for_each_evictable_lru(lru)
-		lruvec_add_folio(lruvec, folios[lru]);
+	lruvec = vmscan_test_lists_add(folios);
 	for (out->tries = 1; out->tries <= 10; out->tries++) {
 		for_each_evictable_lru(lru)
 			size[lru] = lruvec_lru_size(lruvec, lru,
@@ -1991,9 +2017,7 @@ static void vmscan_test_scan_count(struct folio **folios,
 		if (!memcmp(size, out->size, sizeof(size)))
 			break;
 	}
-	for_each_evictable_lru(lru)
-		lruvec_del_folio(lruvec, folios[lru]);
-	lruvec_unlock_irq(lruvec);
+	vmscan_test_lists_del(folios);
 }
 
 static void vmscan_test_get_scan_count(struct kunit *test)
@@ -2581,34 +2605,6 @@ static void vmscan_test_check_prepared(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, deactivate, (unsigned int)out->sc.may_deactivate);
 	KUNIT_EXPECT_EQ(test, trim, (bool)out->sc.cache_trim_mode);
 	KUNIT_EXPECT_EQ(test, tiny, (bool)out->sc.file_is_tiny);
-}
-
-/*
- * Put @folios on the lists of their lruvec without PG_lru: reclaim, which
- * isolates only folios it can clear PG_lru on, passes them over, as it
- * does a folio another isolation is taking. They make each list hold
- * pages whatever the node holds.
- */
-static struct lruvec *vmscan_test_lists_add(struct folio **folios)
-{
-	struct lruvec *lruvec = folio_lruvec_lock_irq(folios[0]);
-	enum lru_list lru;
-
-	for_each_evictable_lru(lru)
-		lruvec_add_folio(lruvec, folios[lru]);
-	lruvec_unlock_irq(lruvec);
-	mem_cgroup_flush_stats(root_mem_cgroup);
-	return lruvec;
-}
-
-static void vmscan_test_lists_del(struct folio **folios)
-{
-	struct lruvec *lruvec = folio_lruvec_lock_irq(folios[0]);
-	enum lru_list lru;
-
-	for_each_evictable_lru(lru)
-		lruvec_del_folio(lruvec, folios[lru]);
-	lruvec_unlock_irq(lruvec);
 }
 
 static void vmscan_test_prepare_scan_control(struct kunit *test)

@@ -284,8 +284,10 @@ static void workingset_test_count_events(struct workingset_test_events *e,
 
 /*
  * Evict a folio on node @nid with the case's history and return the
- * shadow entry, counting the eviction in @n. The folio is locked, as
- * workingset_eviction()'s callers have it.
+ * shadow entry, counting the eviction in @n. The folio is as
+ * __remove_mapping() hands it to workingset_eviction(): locked, its
+ * references frozen (a count of 0), with IRQs off under the lock of the
+ * cache it is leaving.
  */
 static void *workingset_test_evict(struct kunit *test,
 				   const struct workingset_test_case *c,
@@ -293,7 +295,8 @@ static void *workingset_test_evict(struct kunit *test,
 {
 	struct folio *folio = workingset_test_folio_create(test, c, nid);
 	unsigned long flags = READ_ONCE(folio->flags.f) & ~LRU_REFS_FLAGS;
-	void *shadow;
+	void *shadow = NULL;
+	bool frozen;
 
 	if (c->refs > BIT(LRU_REFS_WIDTH))
 		kunit_skip(test, "LRU_REFS_WIDTH is %d", LRU_REFS_WIDTH);
@@ -305,10 +308,17 @@ static void *workingset_test_evict(struct kunit *test,
 	WRITE_ONCE(folio->flags.f, flags);
 
 	folio_lock(folio);
-	workingset_test_count(n, -1);
-	shadow = lru_gen_eviction(folio);
-	workingset_test_count(n, 1);
+	frozen = folio_ref_freeze(folio, 1);
+	if (frozen) {
+		local_irq_disable();
+		workingset_test_count(n, -1);
+		shadow = lru_gen_eviction(folio);
+		workingset_test_count(n, 1);
+		local_irq_enable();
+		folio_ref_unfreeze(folio, 1);
+	}
 	folio_unlock(folio);
+	KUNIT_ASSERT_TRUE_MSG(test, frozen, "the test's folio has another user");
 	return shadow;
 }
 
