@@ -1016,7 +1016,9 @@ struct filemap_test_async_case {
  * in file->f_ra that reads the next window, ra_pages pages; without one,
  * from the first page not cached, up to ra_pages ahead and trimmed to the
  * order-2 alignment readahead ramps up to (31 of 32 pages from page 1001).
- * VM_RAND_READ and ra_pages 0 stop the async path before either.
+ * mmap_miss gates only the synchronous read-around of a miss: the async
+ * read of a hit is the same at 0 and at the cap. VM_RAND_READ and
+ * ra_pages 0 stop the async path before either.
  */
 static const struct filemap_test_async_case filemap_test_async_cases[] = {
 	{
@@ -1093,6 +1095,32 @@ static const struct filemap_test_async_case filemap_test_async_cases[] = {
 		.miss_after = 4,
 		.read_start = 1001,
 		.nr_read = 31,
+	},
+	{
+		.desc = "readahead mark at mmap_miss 0: read all the same",
+		.ra_pages = FILEMAP_TEST_RA_PAGES,
+		.index = 1008,
+		.readahead_mark = true,
+		.ra_start = 984,
+		.ra_size = 32,
+		.ra_async_size = 8,
+		.miss_before = 0,
+		.miss_after = 0,
+		.read_start = 1016,
+		.nr_read = 32,
+	},
+	{
+		.desc = "readahead mark at the cap: read all the same",
+		.ra_pages = FILEMAP_TEST_RA_PAGES,
+		.index = 1008,
+		.readahead_mark = true,
+		.ra_start = 984,
+		.ra_size = 32,
+		.ra_async_size = 8,
+		.miss_before = MMAP_LOTSAMISS * 10,
+		.miss_after = MMAP_LOTSAMISS * 10 - 1,
+		.read_start = 1016,
+		.nr_read = 32,
 	},
 	{
 		.desc = "VM_SEQ_READ, readahead mark: read, mmap_miss left",
