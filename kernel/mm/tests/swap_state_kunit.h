@@ -916,10 +916,12 @@ static void swap_state_test_drop_swap_cache(void *data)
 			continue;
 		folio_get(folio);
 		/*
-		 * A folio the code under test left locked has no one else to
-		 * unlock it: its lock is ours.
+		 * The backing store completes every read before it returns, so
+		 * no folio of the device is locked by now but by a swap-in that
+		 * never unlocked it: then this waits until the hung-task
+		 * detector names the test.
 		 */
-		folio_trylock(folio);
+		folio_lock(folio);
 		if (folio_test_swapcache(folio))
 			swap_cache_del_folio(folio);
 		folio_unlock(folio);
@@ -928,14 +930,15 @@ static void swap_state_test_drop_swap_cache(void *data)
 }
 
 /*
- * A swap device, with its swap cache emptied when the test ends: every
- * slot swapped out once and zero-filled.
+ * A swap device of @nr_pages slots, with its swap cache emptied when the
+ * test ends: every slot swapped out once and zero-filled.
  */
-static struct swap_info_struct *swap_state_test_swapon_dev(struct kunit *test)
+static struct swap_info_struct *
+swap_state_test_swapon_dev(struct kunit *test, unsigned int nr_pages)
 {
 	struct swap_info_struct *si;
 
-	si = swap_state_test_swapon(SWAP_STATE_TEST_SWAP_PAGES);
+	si = swap_state_test_swapon(nr_pages);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(si), "swap_state_test_swapon: %d",
 			       PTR_ERR_OR_ZERO(si));
 	KUNIT_ASSERT_EQ(test, 0,
@@ -985,7 +988,7 @@ static void swap_state_test_cache_get_folio(struct kunit *test)
 	int refs;
 
 	swap_state_test_use_vma_readahead(test);
-	si = swap_state_test_swapon_dev(test);
+	si = swap_state_test_swapon_dev(test, SWAP_STATE_TEST_SWAP_PAGES);
 	vma = swap_state_test_hits_vma(test, SWAP_STATE_TEST_INFO(2));
 	folio = swap_state_test_read(test, si, 10, vma, SWAP_STATE_TEST_FAULT);
 	folio_set_readahead(folio);
@@ -1241,7 +1244,7 @@ static void swap_state_test_cache_get_changed(struct kunit *test)
 	struct swap_info_struct *si;
 	struct vm_area_struct *vma;
 
-	si = swap_state_test_swapon_dev(test);
+	si = swap_state_test_swapon_dev(test, SWAP_STATE_TEST_SWAP_PAGES);
 	vma = swap_state_test_hits_vma(test, SWAP_STATE_TEST_INFO(2));
 	swap_state_test_read(test, si, 10, vma, SWAP_STATE_TEST_FAULT);
 	/* No CPU's LRU batch may hold a reference the test cannot see. */
@@ -1726,8 +1729,8 @@ static void swap_state_test_ra_setup(struct kunit *test,
 
 	swap_state_test_use_vma_readahead(test);
 	mm_kunit_set_knob(test, page_cluster, 3);
-	ra->si[0] = swap_state_test_swapon_dev(test);
-	ra->si[1] = swap_state_test_swapon_dev(test);
+	ra->si[0] = swap_state_test_swapon_dev(test, SWAP_STATE_TEST_SWAP_PAGES);
+	ra->si[1] = swap_state_test_swapon_dev(test, SWAP_STATE_TEST_SWAP_PAGES);
 	info = SWAP_RA_VAL(swap_state_test_addr(ra->c->prev),
 			   (unsigned long)ra->c->prev_win, ra->c->hits);
 	ra->vma = swap_state_test_hits_vma(test, info);
@@ -1878,44 +1881,128 @@ static void swap_state_test_vma_readahead_interleave(struct kunit *test)
 struct swap_state_test_cluster_case {
 	const char *desc;
 	bool vma_ra_disabled;		/* else a rotational device is active */
+	unsigned int nr_pages;		/* the device's slots */
+	int page_cluster;
+	int hits;			/* swapin_readahead_hits before */
+	unsigned long target;		/* the slot faulted on */
+	/* expected: the slots read, [first, last] */
+	unsigned long first;
+	unsigned long last;
 };
 
+/*
+ * swap_cluster_readahead() reads the block of swap slots, aligned to its
+ * size, that holds the target's: the window of swapin_nr_pages(), hits + 2
+ * rounded up to a power of two of at least 4 and capped at 1 <<
+ * page_cluster (the last window forgotten). It never reads slot 0, the
+ * swap header, nor a slot past the device's end. A window of one page
+ * (page_cluster 0) reads the target alone and leaves the hits.
+ */
 static const struct swap_state_test_cluster_case swap_state_test_cluster_cases[] = {
 	{
-		.desc = "VMA readahead disabled in sysfs",
+		.desc = "VMA readahead disabled in sysfs: 16-23 around 20",
 		.vma_ra_disabled = true,
+		.nr_pages = SWAP_STATE_TEST_SWAP_PAGES,
+		.page_cluster = 3,
+		.hits = 5,
+		.target = 20,
+		.first = 16,
+		.last = 23,
 	},
 	{
-		.desc = "rotational swap device active",
+		.desc = "rotational swap device active: 16-23 around 20",
 		.vma_ra_disabled = false,
+		.nr_pages = SWAP_STATE_TEST_SWAP_PAGES,
+		.page_cluster = 3,
+		.hits = 5,
+		.target = 20,
+		.first = 16,
+		.last = 23,
+	},
+	{
+		.desc = "one hit: 3 rounds up to 4, 20-23 around 21",
+		.vma_ra_disabled = true,
+		.nr_pages = SWAP_STATE_TEST_SWAP_PAGES,
+		.page_cluster = 3,
+		.hits = 1,
+		.target = 21,
+		.first = 20,
+		.last = 23,
+	},
+	{
+		.desc = "the block of slot 0, the swap header: 1-7 around 2",
+		.vma_ra_disabled = true,
+		.nr_pages = SWAP_STATE_TEST_SWAP_PAGES,
+		.page_cluster = 3,
+		.hits = 5,
+		.target = 2,
+		.first = 1,
+		.last = 7,
+	},
+	{
+		.desc = "the block past the device's end: 40-44 of 45 around 42",
+		.vma_ra_disabled = true,
+		.nr_pages = 45,
+		.page_cluster = 3,
+		.hits = 5,
+		.target = 42,
+		.first = 40,
+		.last = 44,
+	},
+	{
+		.desc = "page_cluster 0: the target alone, the hits left",
+		.vma_ra_disabled = true,
+		.nr_pages = SWAP_STATE_TEST_SWAP_PAGES,
+		.page_cluster = 0,
+		.hits = 5,
+		.target = 20,
+		.first = 20,
+		.last = 20,
 	},
 };
 
 KUNIT_ARRAY_PARAM_DESC(swap_state_test_cluster, swap_state_test_cluster_cases,
 		       desc);
 
-/* Slots 16-23 are read, 20 as the target, the others ahead. */
+/*
+ * Forget the window swapin_nr_pages() keeps, as it would after swap-ins
+ * without hits: each halves it, down to 1. Its static state cannot be put
+ * back; the test leaves it as any swap-in would.
+ */
+static void swap_state_test_forget_window(void)
+{
+	int i;
+
+	WRITE_ONCE(page_cluster, 3);
+	atomic_set(&swapin_readahead_hits, 0);
+	for (i = 0; i < 20; i++)
+		swapin_nr_pages(1000 + 10 * i);
+}
+
+/* The case's slots are read, the target's as the target, the others ahead. */
 static void swap_state_test_check_cluster_slot(struct kunit *test,
+					       const struct swap_state_test_cluster_case *c,
 					       struct swap_info_struct *si,
 					       unsigned long offset)
 {
 	struct folio *folio = swap_state_test_cached(si, offset);
 
-	if (offset < 16 || offset > 23) {
+	if (offset < c->first || offset > c->last) {
 		KUNIT_EXPECT_NULL_MSG(test, folio, "slot %lu cached", offset);
 		return;
 	}
 	KUNIT_ASSERT_NOT_NULL_MSG(test, folio, "slot %lu cached", offset);
 	KUNIT_EXPECT_TRUE_MSG(test, folio_test_uptodate(folio),
 			      "slot %lu up to date", offset);
-	KUNIT_EXPECT_EQ_MSG(test, offset != 20, folio_test_readahead(folio),
+	KUNIT_EXPECT_EQ_MSG(test, offset != c->target,
+			    folio_test_readahead(folio),
 			    "slot %lu PG_readahead", offset);
 }
 
 /*
- * Without VMA readahead (as the case says), with 5 global hits and
- * page_cluster 3: a device in @si, and a VMA with a swap PTE for slot 20
- * of it at MID.
+ * Without VMA readahead (as the case says), with the case's global hits
+ * and page_cluster: a device of its size in @si, and a VMA with a swap PTE
+ * for its target slot at MID.
  */
 static struct vm_area_struct *
 swap_state_test_cluster_setup(struct kunit *test,
@@ -1933,9 +2020,11 @@ swap_state_test_cluster_setup(struct kunit *test,
 		mm_kunit_set_knob(test, nr_rotate_swap,
 				  (atomic_t)ATOMIC_INIT(1));
 	mm_kunit_set_knob(test, page_cluster, 3);
-	atomic_set(&swapin_readahead_hits, 5);
-	*si = swap_state_test_swapon_dev(test);
-	entry = swp_entry((*si)->type, 20);
+	swap_state_test_forget_window();
+	WRITE_ONCE(page_cluster, c->page_cluster);
+	atomic_set(&swapin_readahead_hits, c->hits);
+	*si = swap_state_test_swapon_dev(test, c->nr_pages);
+	entry = swp_entry((*si)->type, c->target);
 	vma = swap_state_test_hits_vma(test, SWAP_STATE_TEST_INFO(2));
 	swap_state_test_hold_ptes(test, vma->vm_mm);
 	inc_mm_counter(vma->vm_mm, MM_SWAPENTS);
@@ -1945,34 +2034,35 @@ swap_state_test_cluster_setup(struct kunit *test,
 }
 
 /*
- * Without VMA readahead, a swap fault reads the page_cluster-aligned block
- * of swap slots around the target's, whatever the PTEs and the VMA's
- * readahead state: with 5 global hits and page_cluster 3, 5 + 2 rounds up
- * to 8, slots 16-23 for a fault on slot 20, all but the target marked
- * PG_readahead; the hits are taken.
+ * Without VMA readahead, a swap fault reads the block of the case's slots,
+ * whatever the PTEs and the VMA's readahead state: every slot of it a
+ * zero-filled page, all but the target marked PG_readahead.
  */
 static void swap_state_test_cluster_readahead(struct kunit *test)
 {
+	const struct swap_state_test_cluster_case *c = test->param_value;
+	unsigned long nr = c->last - c->first + 1;
 	struct swap_state_test_events ev;
 	struct swap_info_struct *si;
 	struct vm_area_struct *vma;
 	struct folio *target;
 	unsigned long offset;
 
-	vma = swap_state_test_cluster_setup(test, test->param_value, &si);
+	vma = swap_state_test_cluster_setup(test, c, &si);
 
 	swap_state_test_events_before(test, &ev);
-	target = swap_state_test_swap_fault(vma, swp_entry(si->type, 20));
+	target = swap_state_test_swap_fault(vma, swp_entry(si->type, c->target));
 	swap_state_test_events_since(test, &ev);
 
 	KUNIT_ASSERT_NOT_NULL(test, target);
 	folio_put(target);
-	KUNIT_EXPECT_PTR_EQ(test, target, swap_state_test_cached(si, 20));
+	KUNIT_EXPECT_PTR_EQ(test, target, swap_state_test_cached(si, c->target));
 	for (offset = 0; offset < SWAP_STATE_TEST_SWAP_PAGES; offset++)
-		swap_state_test_check_cluster_slot(test, si, offset);
-	KUNIT_EXPECT_EQ(test, 7UL, ev.swap_ra);
-	KUNIT_EXPECT_EQ(test, 8UL, ev.swpin_zero);
-	KUNIT_EXPECT_EQ(test, 0, atomic_read(&swapin_readahead_hits));
+		swap_state_test_check_cluster_slot(test, c, si, offset);
+	KUNIT_EXPECT_EQ(test, nr - 1, ev.swap_ra);
+	KUNIT_EXPECT_EQ(test, nr, ev.swpin_zero);
+	KUNIT_EXPECT_EQ(test, c->page_cluster ? 0 : c->hits,
+			atomic_read(&swapin_readahead_hits));
 	KUNIT_EXPECT_EQ(test, SWAP_STATE_TEST_INFO(2),
 			atomic_long_read(&vma->swap_readahead_info));
 }
