@@ -110,6 +110,9 @@ _BOR = {'&': '|', '|': '&', '^': '&', '&=': '|=', '|=': '&='}
 _LOR = {'&&': '||', '||': '&&'}
 _INT = re.compile(r'^(0[xX][0-9a-fA-F]+|[0-9]+)([uUlL]*)$')
 _DELETABLE = ('call_expression', 'assignment_expression', 'update_expression')
+# Every operator, as a mutant's operator starts (ror in 'ror:<=').
+OPERATORS = ('ror', 'aor', 'bor', 'lor', 'negate', 'const', 'delete',
+	     'return', 'swap', 'arg', 'order')
 # Calls that only hint the compiler: the argument is their value, so a
 # call replaced by it is equivalent by construction.
 _HINTS = (b'likely', b'unlikely')
@@ -506,6 +509,12 @@ def guards(source: bytes, offset: int) -> List[Branch]:
 		out.append(Branch(tuple(reversed(earlier)), own))
 		node = link
 	return out
+
+
+def of_operators(mutants: Sequence[Mutant],
+		 operators: Sequence[str]) -> List[Mutant]:
+	"""The mutants of these operators (OPERATORS' names)."""
+	return [m for m in mutants if m.operator.split(':')[0] in operators]
 
 
 def in_lines(mutants: Sequence[Mutant],

@@ -4,6 +4,7 @@ grammar (installed by `./run_kunit.sh selftest`)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import textwrap
 from pathlib import Path
@@ -320,6 +321,20 @@ def test_sample_and_shard_are_deterministic_and_cover_all() -> None:
 	assert [ms.index(m) for m in s] == sorted(ms.index(m) for m in s)
 	shards = [mutagen.shard(ms, k, 3) for k in range(3)]
 	assert sorted((m.id for sh in shards for m in sh)) == sorted(m.id for m in ms)
+
+
+def test_of_operators_and_every_operator_is_named() -> None:
+	# The operators the module's docstring lists, in its order.
+	assert re.findall(r'^  (\w+) ', mutagen.__doc__ or '', re.M) == \
+		list(mutagen.OPERATORS)
+	ms = mutagen.generate(CALLS, 'mm/x.c', 'pinned') + \
+		mutagen.generate(SOURCE, 'mm/x.c', 'pinned')
+	assert {m.operator.split(':')[0] for m in ms} <= set(mutagen.OPERATORS)
+	assert mutagen.of_operators(ms, ('arg', 'order')) == [
+		m for m in ms if m.operator.startswith('arg:') or
+		m.operator == 'order']
+	assert [m.operator for m in mutagen.of_operators(ms, ('ror',))] == \
+		['ror:<=']
 
 
 def test_parse_pinned() -> None:
