@@ -20,6 +20,7 @@ from mmkunit import deps
 from mmkunit import fixes
 from mmkunit import kernels
 from mmkunit import lint
+from mmkunit import mutagen
 from mmkunit import overlay as ov
 from mmkunit import handlers
 from mmkunit import progress
@@ -155,6 +156,10 @@ def _mutants_args(p: argparse.ArgumentParser) -> None:
 	p.add_argument('--in-diff', metavar='A..B',
 		       help='with --generated and --kernel (a git tree): only '
 		       'the mutants on lines that A..B changes')
+	p.add_argument('--operator', type=_operators, default=(),
+		       metavar='OP[,OP]',
+		       help='with --generated: only the mutants of these '
+		       f'operators ({", ".join(mutagen.OPERATORS)})')
 	p.add_argument('--sample', type=int, metavar='N',
 		       help='with --generated: N mutants drawn with --seed')
 	p.add_argument('--seed', type=int, default=MutantsRequest.seed,
@@ -191,6 +196,16 @@ def _shard(text: str) -> Tuple[int, int]:
 		raise argparse.ArgumentTypeError(f'want K/N with 0 <= K < N, '
 						  f'got {text}')
 	return int(k), int(n)
+
+
+def _operators(text: str) -> Tuple[str, ...]:
+	ops = tuple(text.split(','))
+	unknown = [op for op in ops if op not in mutagen.OPERATORS]
+	if unknown:
+		raise argparse.ArgumentTypeError(
+			f'unknown operator: {" ".join(unknown)} (the operators: '
+			f'{",".join(mutagen.OPERATORS)})')
+	return ops
 
 
 def _source(a: argparse.Namespace) -> Source:
@@ -244,10 +259,13 @@ def _export_request(a: argparse.Namespace, src: Source) -> ExportRequest:
 
 
 def _mutants_request(a: argparse.Namespace, src: Source) -> MutantsRequest:
+	if a.operator and not a.generated:
+		raise UsageError('--operator needs --generated')
 	return MutantsRequest(src, _build(a), workers=a.workers,
 			      mutants=tuple(a.mutant), generated=a.generated,
-			      in_diff=a.in_diff, sample=a.sample, seed=a.seed,
-			      shard=a.shard, merge=tuple(a.merge))
+			      in_diff=a.in_diff, operators=a.operator,
+			      sample=a.sample, seed=a.seed, shard=a.shard,
+			      merge=tuple(a.merge))
 
 
 R = TypeVar('R', bound=Request)

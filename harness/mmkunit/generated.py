@@ -250,6 +250,8 @@ def select(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 		found = [m for m in found
 			 if m.function not in {i.split(':')[0] for i in ids} or
 			 any(m.id == i or m.id.startswith(i + ':') for i in ids)]
+	if req.operators:
+		found = mutagen.of_operators(found, req.operators)
 	if req.in_diff:
 		if not s.source.kernel:
 			raise HarnessError('--in-diff A..B needs --kernel DIR (a git tree)')
@@ -334,7 +336,7 @@ def _run(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 	stale = sorted({i for i, e in reviewed.items() if e.applies(arch)} -
 		       {r.mutant.id for r in scored if r.outcome == Outcome.REVIEWED})
 	if not req.mutants and not req.sample and not req.shard and \
-	   not req.in_diff:
+	   not req.in_diff and not req.operators:
 		for ident in stale:
 			print(f'mm-kunit: {ident} is listed as equivalent but did '
 			      'not survive (or is no longer generated)')

@@ -13,6 +13,10 @@ rewrites one node of a pinned function's body:
   delete  a statement deleted (a call, an assignment, an increment)
   return  the returned value replaced (0, 1, true/false swapped)
   swap    two adjacent arguments of a call, of the same declared type
+  arg     a call whose value is used replaced by one of its arguments
+          (min(a, b) to (a), READ_ONCE(x) to (x))
+  order   two adjacent statements (calls, assignments, increments),
+          each alone on its line, swapped
 
 A mutant never adds or removes a line, so __LINE__ (WARN_ON's and
 BUG_ON's tables) is the same as in the original: that is what lets the
@@ -106,6 +110,19 @@ _BOR = {'&': '|', '|': '&', '^': '&', '&=': '|=', '|=': '&='}
 _LOR = {'&&': '||', '||': '&&'}
 _INT = re.compile(r'^(0[xX][0-9a-fA-F]+|[0-9]+)([uUlL]*)$')
 _DELETABLE = ('call_expression', 'assignment_expression', 'update_expression')
+# Every operator, as a mutant's operator starts (ror in 'ror:<=').
+OPERATORS = ('ror', 'aor', 'bor', 'lor', 'negate', 'const', 'delete',
+	     'return', 'swap', 'arg', 'order')
+# Calls that only hint the compiler: the argument is their value, so a
+# call replaced by it is equivalent by construction.
+_HINTS = (b'likely', b'unlikely')
+_STRINGS = ('string_literal', 'concatenated_string')
+# An argument that is no value: a type (min_t()'s first; the grammar
+# reads one in an argument list as an identifier), or a configuration
+# symbol (IS_ENABLED()'s: 1 or not defined at all).
+_NOT_VALUE = re.compile(r'^(?:(?:unsigned|signed|long|short|int|char|bool|'
+			r'float|double|void|[us](?:8|16|32|64)|\w+_t)\b\s*)+$|'
+			r'^CONFIG_\w+$')
 
 
 def use_parser(cache: Path, install: bool) -> None:
@@ -248,6 +265,109 @@ def _edits(node: Any, types: Dict[str, str], source: bytes,
 				yield _Span(a.start_byte, b.end_byte, a.start_point), \
 					'swap', (b.text + source[a.end_byte:b.start_byte] +
 						 a.text).decode()
+	elif t == 'call_expression':
+		if _discarded(node) or _in_broken_statement(node) or \
+		   _looks_like_cast(node) or \
+		   node.child_by_field_name('function').text in _HINTS:
+			return
+		text = node.text.decode()
+		keep = '\n' * text.count('\n')
+		for i, arg in enumerate(_arguments(node)):
+			if arg is None or arg.type in _STRINGS or \
+			   _NOT_VALUE.match(arg.text.decode()) or \
+			   arg.start_point[0] != arg.end_point[0]:
+				continue
+			new = f'({arg.text.decode()})'
+			if new != text:
+				yield node, f'arg:{i}', new + keep
+	elif t == 'compound_statement':
+		stmts = node.children
+		for a, b in zip(stmts, stmts[1:]):
+			if _alone(a, source) and _alone(b, source) and a.text != b.text:
+				yield _Span(a.start_byte, b.end_byte, a.start_point), \
+					'order', (b.text + source[a.end_byte:b.start_byte] +
+						  a.text).decode()
+
+
+def _arguments(call: Any) -> List[Optional[Any]]:
+	"""The arguments of a call, in order, split at its commas: each an
+	expression node, or None if it is not one (a type, as min_t()'s
+	first, or nothing the grammar can read)."""
+	args = call.child_by_field_name('arguments')
+	if args is None:
+		return []
+	groups: List[List[Any]] = [[]]
+	for child in args.children:
+		if child.type == ',':
+			groups.append([])
+		elif child.is_named and child.type != 'comment':
+			groups[-1].append(child)
+	if groups == [[]]:
+		return []
+	return [g[0] if len(g) == 1 and not g[0].has_error else None
+		for g in groups]
+
+
+def _discarded(node: Any) -> bool:
+	"""Whether the value of node is thrown away: a statement of its own
+	(perhaps in parentheses, cast to void or before a comma), or a for
+	loop's first or third clause."""
+	while node.parent is not None:
+		parent = node.parent
+		t = parent.type
+		if t == 'expression_statement':
+			return True
+		if t == 'cast_expression':
+			return bool(parent.child_by_field_name('type').text ==
+				    b'void')
+		if t == 'comma_expression' and _is_field(parent, 'left', node):
+			return True
+		if t == 'for_statement':
+			return _is_field(parent, 'initializer', node) or \
+				_is_field(parent, 'update', node)
+		if t not in ('parenthesized_expression', 'comma_expression'):
+			return False
+		node = parent
+	return False
+
+
+def _in_broken_statement(node: Any) -> bool:
+	"""Whether the grammar could not read the statement around node (a
+	macro it does not know, such as a for_each loop), outside node. An
+	argument list may hold what it cannot read (min_t()'s type): that
+	stays in its own argument."""
+	while node.parent is not None and \
+	      not node.type.endswith('statement') and node.type != 'declaration':
+		node = node.parent
+		if node.type != 'argument_list' and any(
+				c.type == 'ERROR' or c.is_missing
+				for c in node.children):
+			return True
+	return False
+
+
+def _looks_like_cast(call: Any) -> bool:
+	"""(pgoff_t)(x): a cast to a type the grammar does not know, read as
+	a call."""
+	fn = call.child_by_field_name('function')
+	return fn.type == 'parenthesized_expression' and \
+		len(fn.named_children) == 1 and \
+		fn.named_children[0].type == 'identifier'
+
+
+def _alone(stmt: Any, source: bytes) -> bool:
+	"""Whether stmt is a call, an assignment or an increment statement,
+	alone on a line of its own."""
+	if stmt.type != 'expression_statement' or stmt.has_error or \
+	   not stmt.named_children or \
+	   stmt.named_children[0].type not in _DELETABLE or \
+	   stmt.start_point[0] != stmt.end_point[0]:
+		return False
+	start = source.rfind(b'\n', 0, stmt.start_byte) + 1
+	end = source.find(b'\n', stmt.end_byte)
+	end = len(source) if end < 0 else end
+	return not source[start:stmt.start_byte].strip() and \
+		not source[stmt.end_byte:end].strip()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -389,6 +509,12 @@ def guards(source: bytes, offset: int) -> List[Branch]:
 		out.append(Branch(tuple(reversed(earlier)), own))
 		node = link
 	return out
+
+
+def of_operators(mutants: Sequence[Mutant],
+		 operators: Sequence[str]) -> List[Mutant]:
+	"""The mutants of these operators (OPERATORS' names)."""
+	return [m for m in mutants if m.operator.split(':')[0] in operators]
 
 
 def in_lines(mutants: Sequence[Mutant],

@@ -120,6 +120,8 @@ class MutantsRequest:
 	generated: bool = False
 	# Only the mutants on lines this commit range of the kernel changes.
 	in_diff: Optional[str] = None
+	# Only the mutants of these operators (mutagen.OPERATORS); none: all.
+	operators: Tuple[str, ...] = ()
 	# A sample of this many, drawn with seed.
 	sample: Optional[int] = None
 	seed: int = 0

@@ -203,6 +203,16 @@ def test_export_names_the_git_trees_head_as_base(
 	assert '--base v7.3: not a commit id' in p.stderr
 
 
+def test_an_unknown_operator_stops_before_any_work(tmp_path: Path) -> None:
+	p = run_cli('mutants', '--generated', '--operator', 'argh', '--cache',
+		    str(tmp_path / 'c'), '--no-install')
+	assert p.returncode == 2
+	assert p.stderr.splitlines()[-1].endswith(
+		'argument --operator: unknown operator: argh (the operators: '
+		'ror,aor,bor,lor,negate,const,delete,return,swap,arg,order)')
+	assert not (tmp_path / 'c').exists()
+
+
 def test_help() -> None:
 	p = run_cli('--help')
 	assert p.returncode == 0 and 'commands (default: run)' in p.stdout
@@ -284,10 +294,11 @@ def test_each_command_parses_into_its_request() -> None:
 			       local=True, refresh=True, base='a' * 40)),
 		(['lint', *common], LintRequest(src)),
 		(['mutants', '--generated', '--in-diff', 'A..B', '--sample', '5',
-		  '--seed', '3', '--shard', '1/4', '--workers', '3', 'f', 'g',
-		  *common, *build_opts],
+		  '--seed', '3', '--shard', '1/4', '--workers', '3',
+		  '--operator', 'arg,order', 'f', 'g', *common, *build_opts],
 		 MutantsRequest(src, build, workers=3, mutants=('f', 'g'),
-				generated=True, in_diff='A..B', sample=5, seed=3,
+				generated=True, in_diff='A..B',
+				operators=('arg', 'order'), sample=5, seed=3,
 				shard=(1, 4))),
 		(['mutants', '--merge', 'a.json', 'b.json', *common, '--jobs', '1'],
 		 MutantsRequest(src, one, merge=(Path('a.json'), Path('b.json')))),
@@ -312,6 +323,10 @@ def test_each_command_parses_into_its_request() -> None:
 	(['selftest', '--tree', '6.1'], 'unrecognized arguments: --tree'),
 	(['lint', '--arch', 'um'], 'unrecognized arguments: --arch um'),
 	(['mutants', '--shard', '4/4'], 'want K/N with 0 <= K < N, got 4/4'),
+	(['mutants', '--generated', '--operator', 'arg,nope,ror:<'],
+	 'argument --operator: unknown operator: nope ror:< (the operators: '
+	 'ror,aor,'),
+	(['mutants', '--operator', 'arg'], '--operator needs --generated'),
 	(['--tree', '6.1', '--kernel', 'k'], '--tree and --kernel: give one'),
 	(['prepare', '--in-place'], '--in-place needs --kernel DIR'),
 	(['run', '--in-place'], '--in-place needs --kernel DIR'),

@@ -239,6 +239,34 @@ def test_a_mutants_run_is_quiet_once_and_stopped_at_the_timeout(
 	assert list(plain.kunit_args) == ['--raw_output']
 
 
+def test_select_narrows_to_the_operators_then_samples(tmp_path: Path) -> None:
+	"""--operator keeps the mutants of the operators named, and
+	--sample then draws from those."""
+	pytest.importorskip('tree_sitter_c')
+	import types
+	from mmkunit import request
+	(tmp_path / 'mm').mkdir()
+	(tmp_path / 'mm/x.c').write_text(
+		'int f(int a, int b)\n{\n\ta = min(a, b);\n\tb++;\n'
+		'\treturn a < b;\n}\n')
+	tree = types.SimpleNamespace(src=tmp_path)
+	pinned = [mutagen.Pinned('s', 'mm/x.c', 'f')]
+
+	def select(**kw: object) -> list:
+		found, sources = gen.select(
+			None, request.MutantsRequest(generated=True, **kw),
+			tree, pinned)
+		assert sources == {'mm/x.c': (tmp_path / 'mm/x.c').read_bytes()}
+		return [m.operator for m in found]
+
+	assert len(select()) > 4
+	assert select(operators=('arg', 'order')) == ['order', 'arg:0',
+						       'arg:1']
+	assert select(operators=('ror', 'aor')) == ['aor:--', 'ror:<=']
+	sample = select(operators=('arg', 'order'), sample=2, seed=1)
+	assert len(sample) == 2 and set(sample) < {'order', 'arg:0', 'arg:1'}
+
+
 def test_changed_lines_and_moved_lines() -> None:
 	diff = ('diff --git a/mm/x.c b/mm/x.c\n--- a/mm/x.c\n+++ b/mm/x.c\n'
 		'@@ -3,0 +4,2 @@\n+new\n+new2\n@@ -9 +11 @@\n-old\n+changed\n')

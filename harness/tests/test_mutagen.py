@@ -4,6 +4,7 @@ grammar (installed by `./run_kunit.sh selftest`)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import textwrap
 from pathlib import Path
@@ -38,6 +39,98 @@ SOURCE = textwrap.dedent('''\
 		return vmf->file;
 	}
 	''').encode()
+
+
+# Calls used as values, calls whose value is thrown away, and statements
+# side by side: the arg and order operators' cases.
+CALLS = textwrap.dedent('''\
+	static unsigned long pinned(struct vm_fault *vmf, unsigned long a,
+				    unsigned long b)
+	{
+		unsigned long x = min(a, b);
+		unsigned long y = 0;
+		char buf[8];
+
+		if (READ_ONCE(vmf->flags))
+			y = max(x, foo(bar(a)));
+		helper(a, b);
+		(void)helper(b, a);
+		y = snprintf(buf, 8, "%lu", a);
+		y = clamp(x,
+			  a, b);
+		x = min_t(unsigned long, a, b) + (pgoff_t)(y);
+		if (unlikely(!tick()))
+			return 0;
+		list_for_each_entry(pos, head, lru)
+			x++;
+		y = combine(a +
+			    b, x);
+		x++;
+		helper(x, a);
+		y = x;
+		y = x;
+		vmf->b = a; vmf->c = b;
+		vmf->d = b; /* why */
+		vmf->e = a;
+		vmf->f = IS_ENABLED(CONFIG_X);
+		if (y) {
+			folio_unlock(vmf->folio);
+			folio_put(vmf->folio);
+		}
+		return max(x, y);
+	}
+	''').encode()
+
+# The mutants of CALLS that the other operators make, as they made them
+# before arg and order were added: id:original->replacement.
+CALLS_EXISTING = [
+	'pinned:4:24:swap:a, b->b, a',
+	'pinned:5:20:const:1:0->1',
+	'pinned:6:11:const:+1:8->9',
+	'pinned:6:11:const:-1:8->7',
+	'pinned:6:11:const:0:8->0',
+	'pinned:6:11:const:1:8->1',
+	'pinned:8:5:negate:(READ_ONCE(vmf->flags))->(!(READ_ONCE(vmf->flags)))',
+	'pinned:9:3:delete:y = max(x, foo(bar(a)));->;',
+	'pinned:10:2:delete:helper(a, b);->;',
+	'pinned:10:9:swap:a, b->b, a',
+	'pinned:11:15:swap:b, a->a, b',
+	'pinned:12:2:delete:y = snprintf(buf, 8, "%lu", a);->;',
+	'pinned:12:20:const:+1:8->9',
+	'pinned:12:20:const:-1:8->7',
+	'pinned:12:20:const:0:8->0',
+	'pinned:12:20:const:1:8->1',
+	'pinned:13:2:delete:y = clamp(x,\n\t\t  a, b);->;\n',
+	'pinned:13:12:swap:x,\n\t\t  a->a,\n\t\t  x',
+	'pinned:14:5:swap:a, b->b, a',
+	'pinned:15:2:delete:x = min_t(unsigned long, a, b) + (pgoff_t)(y);->;',
+	'pinned:15:27:swap:a, b->b, a',
+	'pinned:15:33:aor:-:+->-',
+	'pinned:16:5:negate:(unlikely(!tick()))->(!(unlikely(!tick())))',
+	'pinned:17:10:const:1:0->1',
+	'pinned:17:10:return:1:0->1',
+	'pinned:18:2:delete:list_for_each_entry(pos, head, lru)\n\t\tx++;->;\n',
+	'pinned:19:4:aor:--:++->--',
+	'pinned:20:2:delete:y = combine(a +\n\t\t    b, x);->;\n',
+	'pinned:20:16:aor:-:+->-',
+	'pinned:22:2:delete:x++;->;',
+	'pinned:22:3:aor:--:++->--',
+	'pinned:23:2:delete:helper(x, a);->;',
+	'pinned:23:9:swap:x, a->a, x',
+	'pinned:24:2:delete:y = x;->;',
+	'pinned:25:2:delete:y = x;->;',
+	'pinned:26:2:delete:vmf->b = a;->;',
+	'pinned:26:14:delete:vmf->c = b;->;',
+	'pinned:27:2:delete:vmf->d = b;->;',
+	'pinned:28:2:delete:vmf->e = a;->;',
+	'pinned:29:2:delete:vmf->f = IS_ENABLED(CONFIG_X);->;',
+	'pinned:30:5:negate:(y)->(!(y))',
+	'pinned:31:3:delete:folio_unlock(vmf->folio);->;',
+	'pinned:32:3:delete:folio_put(vmf->folio);->;',
+	'pinned:34:9:return:0:max(x, y)->0',
+	'pinned:34:9:return:1:max(x, y)->1',
+	'pinned:34:13:swap:x, y->y, x',
+]
 
 
 def ops(mutants: List[mutagen.Mutant]) -> List[str]:
@@ -87,6 +180,135 @@ def test_the_diff_applies(tmp_path: Path) -> None:
 	assert b'miss <= 100' in m.apply(SOURCE)
 
 
+def new_ops(source: bytes) -> List[str]:
+	return ops([m for m in mutagen.generate(source, 'mm/x.c', 'pinned')
+		    if m.operator.startswith('arg:') or m.operator == 'order'])
+
+
+def test_the_other_operators_mutants_are_as_they_were() -> None:
+	got = mutagen.generate(CALLS, 'mm/x.c', 'pinned')
+	assert [f'{m.id}:{m.original}->{m.replacement}' for m in got
+		if not m.operator.startswith('arg:') and m.operator != 'order'] \
+		== CALLS_EXISTING
+
+
+def test_arg_replaces_a_call_whose_value_is_used_by_each_argument() -> None:
+	got = new_ops(CALLS)
+	for want in (
+			# min() and max(), each argument in turn.
+			'4:arg:0:min(a, b)->(a)', '4:arg:1:min(a, b)->(b)',
+			'9:arg:0:max(x, foo(bar(a)))->(x)',
+			'9:arg:1:max(x, foo(bar(a)))->(foo(bar(a)))',
+			# A call in a call's arguments, and the one in that.
+			'9:arg:0:foo(bar(a))->(bar(a))', '9:arg:0:bar(a)->(a)',
+			# A condition.
+			'8:arg:0:READ_ONCE(vmf->flags)->(vmf->flags)',
+			# A returned call.
+			'34:arg:0:max(x, y)->(x)', '34:arg:1:max(x, y)->(y)',
+			# min_t()'s type is no argument to put in its place.
+			'15:arg:1:min_t(unsigned long, a, b)->(a)',
+			'15:arg:2:min_t(unsigned long, a, b)->(b)'):
+		assert want in got, (want, got)
+	ids = [m.id for m in mutagen.generate(CALLS, 'mm/x.c', 'pinned')]
+	assert {'pinned:4:20:arg:1', 'pinned:9:14:arg:0', 'pinned:9:18:arg:0',
+		'pinned:34:9:arg:0'} <= set(ids)
+
+
+def test_arg_skips_what_is_no_value_to_replace() -> None:
+	got = [o for o in new_ops(CALLS) if ':arg:' in o]
+	at = {int(o.split(':')[0]) for o in got}
+	# A call whose value is thrown away (delete has those), in a
+	# statement of its own or cast to void.
+	assert not at & {10, 11, 23, 31, 32}
+	# A string literal.
+	assert [o for o in got if o.startswith('12:')] == [
+		'12:arg:0:snprintf(buf, 8, "%lu", a)->(buf)',
+		'12:arg:1:snprintf(buf, 8, "%lu", a)->(8)',
+		'12:arg:3:snprintf(buf, 8, "%lu", a)->(a)']
+	# A type: min_t()'s, and a cast the grammar reads as a call.
+	assert not [o for o in got if 'unsigned' in o.split('->')[1] or
+		    'pgoff_t' in o]
+	# A call with no argument (tick()), and a hint whose value is its
+	# argument's (unlikely()).
+	assert 16 not in at
+	# A loop macro the grammar cannot read.
+	assert not at & {18, 19}
+	# An argument over several lines; the call's other arguments stay.
+	assert [o for o in got if o.startswith('20:')] == [
+		'20:arg:1:combine(a +\n\t\t    b, x)->(x)\n']
+	# A configuration symbol.
+	assert 29 not in at
+	# In any context: a for loop's first and third clauses, left of a
+	# comma; a call in min_t()'s arguments is a value.
+	source = textwrap.dedent('''\
+		static int pinned(int a, int b)
+		{
+			int x;
+
+			for (start(a); x < a; next(x))
+				a = (f(x), g(b));
+			return min_t(unsigned long, h(a), b);
+		}
+		''').encode()
+	assert new_ops(source) == [
+		'6:arg:0:g(b)->(b)',
+		'7:arg:1:min_t(unsigned long, h(a), b)->(h(a))',
+		'7:arg:2:min_t(unsigned long, h(a), b)->(b)', '7:arg:0:h(a)->(a)']
+
+
+def test_order_swaps_two_statements_alone_on_their_lines() -> None:
+	got = [o for o in new_ops(CALLS) if ':order:' in o]
+	assert got == [
+		# An increment and a call; a call and an assignment.
+		'22:order:x++;\n\thelper(x, a);->helper(x, a);\n\tx++;',
+		'23:order:helper(x, a);\n\ty = x;->y = x;\n\thelper(x, a);',
+		'28:order:vmf->e = a;\n\tvmf->f = IS_ENABLED(CONFIG_X);'
+		'->vmf->f = IS_ENABLED(CONFIG_X);\n\tvmf->e = a;',
+		# In a nested block: each line keeps its indentation.
+		'31:order:folio_unlock(vmf->folio);\n\t\tfolio_put(vmf->folio);'
+		'->folio_put(vmf->folio);\n\t\tfolio_unlock(vmf->folio);']
+	# Not: two equal statements (24, 25), two on one line (26), one
+	# with a comment after it (27), one over two lines (20, 13), a
+	# statement that is no call, assignment or increment (11, a cast;
+	# declarations), a loop macro the grammar cannot read (18).
+	source = textwrap.dedent('''\
+		static void pinned(int a, int b)
+		{
+			if (b) b--; a = 1;
+			b = 2;
+			/* between */
+			a = 3;
+			b = 4;
+		}
+		''').encode()
+	# Not: one with a statement before it on its line, or with a comment
+	# between.
+	assert new_ops(source) == ['6:order:a = 3;\n\tb = 4;->b = 4;\n\ta = 3;']
+	m = next(m for m in mutagen.generate(CALLS, 'mm/x.c', 'pinned')
+		 if m.operator == 'order' and m.line == 31)
+	assert m.id == 'pinned:31:3:order'
+	assert b'\t\tfolio_put(vmf->folio);\n\t\tfolio_unlock(vmf->folio);\n' \
+		in m.apply(CALLS)
+
+
+def test_new_mutants_keep_the_lines_and_their_diffs_apply(
+		tmp_path: Path) -> None:
+	ms = mutagen.generate(CALLS, 'mm/x.c', 'pinned')
+	for m in ms:
+		assert m.apply(CALLS).count(b'\n') == CALLS.count(b'\n'), m.id
+	assert len({m.id for m in ms}) == len(ms)
+	(tmp_path / 'mm').mkdir()
+	new = [m for m in ms if m.operator.startswith('arg:') or
+	       m.operator == 'order']
+	assert len(new) == 22
+	for m in new:
+		(tmp_path / 'mm/x.c').write_bytes(CALLS)
+		subprocess.run(['patch', '-p1', '-s'],
+			       input=m.diff(CALLS).encode(), cwd=tmp_path,
+			       check=True)
+		assert (tmp_path / 'mm/x.c').read_bytes() == m.apply(CALLS), m.id
+
+
 def test_a_function_that_is_not_there() -> None:
 	with pytest.raises(mutagen.PinnedError, match='no function nothere'):
 		mutagen.generate(SOURCE, 'mm/x.c', 'nothere')
@@ -99,6 +321,20 @@ def test_sample_and_shard_are_deterministic_and_cover_all() -> None:
 	assert [ms.index(m) for m in s] == sorted(ms.index(m) for m in s)
 	shards = [mutagen.shard(ms, k, 3) for k in range(3)]
 	assert sorted((m.id for sh in shards for m in sh)) == sorted(m.id for m in ms)
+
+
+def test_of_operators_and_every_operator_is_named() -> None:
+	# The operators the module's docstring lists, in its order.
+	assert re.findall(r'^  (\w+) ', mutagen.__doc__ or '', re.M) == \
+		list(mutagen.OPERATORS)
+	ms = mutagen.generate(CALLS, 'mm/x.c', 'pinned') + \
+		mutagen.generate(SOURCE, 'mm/x.c', 'pinned')
+	assert {m.operator.split(':')[0] for m in ms} <= set(mutagen.OPERATORS)
+	assert mutagen.of_operators(ms, ('arg', 'order')) == [
+		m for m in ms if m.operator.startswith('arg:') or
+		m.operator == 'order']
+	assert [m.operator for m in mutagen.of_operators(ms, ('ror',))] == \
+		['ror:<=']
 
 
 def test_parse_pinned() -> None:
