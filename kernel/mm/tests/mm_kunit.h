@@ -118,4 +118,151 @@ static inline unsigned long mm_kunit_vm_event(struct kunit *test,
 	return val;
 }
 
+#ifdef CONFIG_MEMCG
+#include <linux/cgroup.h>
+#include <linux/fs.h>
+#include <linux/memcontrol.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
+#include <linux/sched/mm.h>
+
+/*
+ * A memory cgroup of the test's own, made as user space makes one: a
+ * directory in the cgroup2 hierarchy, under the root, with the memory
+ * controller enabled in the root's cgroup.subtree_control. Its lruvecs
+ * hold nothing but what the test charges to it, and no reclaim but the
+ * test's own visits them, so a test may move its counts, age it and
+ * reclaim from it.
+ */
+struct mm_kunit_memcg {
+	struct vfsmount *mnt;	/* cgroup2, mounted for the test */
+	struct mem_cgroup *memcg;
+	bool enabled;		/* the test enabled the controller */
+	char name[32];
+};
+
+static inline int mm_kunit_subtree_control(struct vfsmount *mnt,
+					   const char *cmd)
+{
+	struct file *file;
+	loff_t pos = 0;
+	ssize_t ret;
+
+	file = file_open_root_mnt(mnt, "cgroup.subtree_control", O_WRONLY, 0);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	ret = kernel_write(file, cmd, strlen(cmd), &pos);
+	fput(file);
+	return ret < 0 ? ret : 0;
+}
+
+/* As rmdir of the cgroup: its memcg goes offline, and away once unused. */
+static inline void mm_kunit_memcg_remove(void *data)
+{
+	struct mm_kunit_memcg *m = data;
+	struct dentry *root = m->mnt->mnt_root;
+	struct dentry *dir;
+
+	if (m->memcg) {
+		css_put(&m->memcg->css);
+		dir = start_removing(&nop_mnt_idmap, root, &QSTR(m->name));
+		if (!IS_ERR(dir)) {
+			vfs_rmdir(&nop_mnt_idmap, d_inode(root), dir, NULL);
+			end_removing(dir);
+		}
+	}
+	if (m->enabled)
+		mm_kunit_subtree_control(m->mnt, "-memory");
+	kern_unmount(m->mnt);
+}
+
+static inline int mm_kunit_memcg_mkdir(struct mm_kunit_memcg *m)
+{
+	struct dentry *root = m->mnt->mnt_root;
+	struct cgroup_subsys_state *css;
+	struct dentry *dir;
+
+	dir = start_creating(&nop_mnt_idmap, root, &QSTR(m->name));
+	if (IS_ERR(dir))
+		return PTR_ERR(dir);
+	dir = vfs_mkdir(&nop_mnt_idmap, d_inode(root), dir, 0755, NULL);
+	end_creating(dir);
+	if (IS_ERR(dir))
+		return PTR_ERR(dir);
+	/* kernfs leaves the dentry it was given negative: look it up. */
+	dir = lookup_one_positive_unlocked(&nop_mnt_idmap, &QSTR(m->name),
+					   root);
+	if (IS_ERR(dir))
+		return PTR_ERR(dir);
+	css = css_tryget_online_from_dir(dir, &memory_cgrp_subsys);
+	dput(dir);
+	if (IS_ERR(css))
+		return PTR_ERR(css);
+	m->memcg = mem_cgroup_from_css(css);
+	return 0;
+}
+
+/*
+ * A memory cgroup of the test's own, removed when the test ends; skips the
+ * test when memory cgroups are disabled.
+ */
+static inline struct mem_cgroup *mm_kunit_memcg_create(struct kunit *test)
+{
+	static atomic_t serial = ATOMIC_INIT(0);
+	struct file_system_type *fs;
+	struct mm_kunit_memcg *m;
+
+	if (mem_cgroup_disabled())
+		kunit_skip(test, "memory cgroups are disabled");
+	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	snprintf(m->name, sizeof(m->name), "mm_kunit.%d",
+		 atomic_inc_return(&serial));
+	fs = get_fs_type("cgroup2");
+	KUNIT_ASSERT_NOT_NULL(test, fs);
+	m->mnt = kern_mount(fs);
+	put_filesystem(fs);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(m->mnt), "cgroup2 mount: %ld",
+			       PTR_ERR(m->mnt));
+	m->enabled = !(READ_ONCE(cgrp_dfl_root.cgrp.subtree_control) &
+		       BIT(memory_cgrp_id));
+	if (m->enabled && mm_kunit_subtree_control(m->mnt, "+memory"))
+		m->enabled = false;
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, mm_kunit_memcg_remove,
+						  m));
+	KUNIT_ASSERT_EQ(test, 0, mm_kunit_memcg_mkdir(m));
+	return m->memcg;
+}
+
+#else /* !CONFIG_MEMCG */
+#include <linux/memcontrol.h>
+#include <linux/sched/mm.h>
+
+static inline struct mem_cgroup *mm_kunit_memcg_create(struct kunit *test)
+{
+	kunit_skip(test, "no memory controller");
+	return NULL;
+}
+#endif /* CONFIG_MEMCG */
+
+/*
+ * Charge @folio to @memcg (NULL: the current task's, the root in a
+ * kernel thread), as a fault in a task of that cgroup would.
+ */
+static inline int mm_kunit_memcg_charge(struct folio *folio,
+					struct mem_cgroup *memcg)
+{
+	struct mem_cgroup *old = set_active_memcg(memcg);
+	int err = mem_cgroup_charge(folio, NULL, GFP_KERNEL);
+
+	set_active_memcg(old);
+	return err;
+}
+
+#ifdef CONFIG_MM_VMSCAN_KUNIT_TEST
+/* In mm/tests/vmscan_kunit.h, for the workingset tests. */
+bool mm_kunit_lru_gen_age(struct lruvec *lruvec);
+#endif
+
 #endif /* _MM_TESTS_MM_KUNIT_H */

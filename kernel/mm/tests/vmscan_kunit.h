@@ -56,13 +56,14 @@ static void vmscan_test_folio_free(void *data)
 
 /*
  * A new folio of @order with the page flags @flags on top of those it was
- * allocated with. It is charged as page cache is, to the memcg of the
- * current task (the root memcg in a kernel thread), so that
+ * allocated with. It is charged as page cache is, to @memcg (NULL: the
+ * memcg of the current task, the root memcg in a kernel thread), so that
  * folio_lruvec() is the lruvec reclaim would find it on.
  */
-static struct folio *vmscan_test_folio_create(struct kunit *test,
-					      unsigned int order,
-					      unsigned long flags)
+static struct folio *vmscan_test_memcg_folio_create(struct kunit *test,
+						    unsigned int order,
+						    unsigned long flags,
+						    struct mem_cgroup *memcg)
 {
 	struct vmscan_test_folio *tf;
 
@@ -74,10 +75,16 @@ static struct folio *vmscan_test_folio_create(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, vmscan_test_folio_free,
 						  tf));
-	KUNIT_ASSERT_EQ(test, 0,
-			mem_cgroup_charge(tf->folio, NULL, GFP_KERNEL));
+	KUNIT_ASSERT_EQ(test, 0, mm_kunit_memcg_charge(tf->folio, memcg));
 	WRITE_ONCE(tf->folio->flags.f, tf->flags | flags);
 	return tf->folio;
+}
+
+static struct folio *vmscan_test_folio_create(struct kunit *test,
+					      unsigned int order,
+					      unsigned long flags)
+{
+	return vmscan_test_memcg_folio_create(test, order, flags, NULL);
 }
 
 /* Skip unless the multi-gen LRU is on (@on) or off (!@on). */
@@ -1690,7 +1697,12 @@ struct vmscan_test_count_case {
 	const char *desc;
 	bool swap;		/* free swap space */
 	bool may_swap;
-	bool memcg_reclaim;	/* of the root memcg, as memory.reclaim */
+	/* of the lruvec's memcg itself, as memory.reclaim; else global */
+	bool memcg_reclaim;
+	/* The memcg's memory.min and memory.low, in pages */
+	unsigned long min;
+	unsigned long low;
+	bool low_reclaim;	/* the pass that overrides memory.low */
 	/*
 	 * Proactive reclaim with swappiness as its own, else other reclaim
 	 * with swappiness as vm.swappiness, the proactive one set apart.
@@ -1703,6 +1715,7 @@ struct vmscan_test_count_case {
 	unsigned long anon_cost;
 	unsigned long file_cost;
 	enum vmscan_test_scan scan;	/* expected */
+	bool low_skipped;		/* expected */
 };
 
 /*
@@ -1716,6 +1729,13 @@ struct vmscan_test_count_case {
  * but offlining moves a memcg's folios to its parent's lists.) The
  * swappiness is proactive reclaim's own if it gives one, else
  * vm.swappiness (the root memcg's).
+ *
+ * Protection, before the shift by priority: reclaim that does not target
+ * the memcg itself takes from each list's size its share of the memcg's
+ * usage that memory.min protects, or memory.low where that is higher,
+ * except in the pass that overrides memory.low, and notes that it
+ * skipped low protection; the usage counts as at least the protection,
+ * and at least SWAP_CLUSTER_MAX pages are left to scan.
  */
 static const struct vmscan_test_count_case vmscan_test_count_cases[] = {
 	{
@@ -1870,6 +1890,78 @@ static const struct vmscan_test_count_case vmscan_test_count_cases[] = {
 		.scan = VMSCAN_TEST_SCAN_FRACT,
 	},
 	{
+		.desc = "memory.min a quarter of the usage: each list less a quarter",
+		.swap = true,
+		.may_swap = true,
+		.swappiness = 60,
+		.priority = 0,
+		.min = 480,
+		.scan = VMSCAN_TEST_SCAN_EQUAL,
+	},
+	{
+		.desc = "memory.low over memory.min: low protects, skipped noted",
+		.swap = true,
+		.may_swap = true,
+		.swappiness = 60,
+		.priority = 0,
+		.min = 100,
+		.low = 960,
+		.scan = VMSCAN_TEST_SCAN_EQUAL,
+		.low_skipped = true,
+	},
+	{
+		.desc = "memory.low, the pass overriding it: only memory.min protects",
+		.swap = true,
+		.may_swap = true,
+		.swappiness = 60,
+		.priority = 0,
+		.min = 100,
+		.low = 960,
+		.low_reclaim = true,
+		.scan = VMSCAN_TEST_SCAN_EQUAL,
+	},
+	{
+		.desc = "memory.low at memory.min: min protects, nothing skipped",
+		.swap = true,
+		.may_swap = true,
+		.swappiness = 60,
+		.priority = 0,
+		.min = 960,
+		.low = 960,
+		.scan = VMSCAN_TEST_SCAN_EQUAL,
+	},
+	{
+		.desc = "memory.min over the usage: SWAP_CLUSTER_MAX of each list",
+		.swap = true,
+		.may_swap = true,
+		.swappiness = 60,
+		.priority = 0,
+		.min = 4096,
+		.scan = VMSCAN_TEST_SCAN_EQUAL,
+	},
+	{
+		.desc = "memory.min, fractions at priority 2: protection first",
+		.swap = true,
+		.may_swap = true,
+		.swappiness = 100,
+		.priority = 2,
+		.anon_cost = 3,
+		.file_cost = 1,
+		.min = 1000,
+		.scan = VMSCAN_TEST_SCAN_FRACT,
+	},
+	{
+		.desc = "reclaim of the memcg itself: its memory.min does not count",
+		.swap = true,
+		.may_swap = true,
+		.memcg_reclaim = true,
+		.swappiness = 60,
+		.priority = 0,
+		.min = 960,
+		.low = 1500,
+		.scan = VMSCAN_TEST_SCAN_EQUAL,
+	},
+	{
 		.desc = "DEF_PRIORITY: fractions of size >> 12, none of a short list",
 		.swap = true,
 		.may_swap = true,
@@ -1889,10 +1981,20 @@ KUNIT_ARRAY_PARAM_DESC(vmscan_test_count, vmscan_test_count_cases, desc);
  */
 static unsigned long vmscan_test_model_scan(const struct vmscan_test_count_case *c,
 					    enum lru_list lru,
-					    unsigned long size)
+					    unsigned long size,
+					    unsigned long usage)
 {
 	u64 t = c->anon_cost + c->file_cost, anon, file;
-	unsigned long scan = size >> c->priority;
+	unsigned long protection = c->min, scan = size;
+
+	if (!c->memcg_reclaim && (c->min || c->low)) {
+		if (!c->low_reclaim && c->low > c->min)
+			protection = c->low;
+		usage = max(usage, protection);
+		scan = max(scan - scan * protection / (usage + 1),
+			   SWAP_CLUSTER_MAX);
+	}
+	scan >>= c->priority;
 
 	switch (c->scan) {
 	case VMSCAN_TEST_SCAN_NONE:
@@ -1931,9 +2033,13 @@ static const unsigned int vmscan_test_low_orders[NR_LRU_LISTS] = {
 	[LRU_ACTIVE_FILE] = 9,
 };
 
-/* A folio of the test's own for each evictable list, of @orders. */
+/*
+ * A folio of the test's own for each evictable list, of @orders, charged
+ * to @memcg.
+ */
 static void vmscan_test_list_folios(struct kunit *test, struct folio **folios,
-				    const unsigned int *orders)
+				    const unsigned int *orders,
+				    struct mem_cgroup *memcg)
 {
 	enum lru_list lru;
 
@@ -1943,7 +2049,8 @@ static void vmscan_test_list_folios(struct kunit *test, struct folio **folios,
 
 		if (is_active_lru(lru))
 			flags |= BIT(PG_active);
-		folios[lru] = vmscan_test_folio_create(test, order, flags);
+		folios[lru] = vmscan_test_memcg_folio_create(test, order, flags,
+							     memcg);
 	}
 }
 
@@ -1991,9 +2098,11 @@ static void vmscan_test_lists_del(struct folio **folios)
 
 /*
  * get_scan_count() on the lruvec of @folios, with them on its lists, as
- * shrink_lruvec() calls it: no lock held, IRQs on. The lists hold the
- * node's other folios too: their sizes are read before and after the
- * call, which is repeated until they held still.
+ * shrink_lruvec() calls it: no lock held, IRQs on. With a memory
+ * controller the folios are a memcg's of the test's own, and its lruvec
+ * holds nothing else; without one, the lruvec is the node's and holds
+ * its other folios too: the sizes are read before and after the call,
+ * which is repeated until they held still.
  */
 static void vmscan_test_scan_count(struct folio **folios,
 				   struct scan_control *sc,
@@ -2020,6 +2129,34 @@ static void vmscan_test_scan_count(struct folio **folios,
 	vmscan_test_lists_del(folios);
 }
 
+#ifdef CONFIG_MEMCG
+/*
+ * Reclaim of the case's kind over @memcg with the case's memory.min and
+ * memory.low, whose effective values are worked out as
+ * shrink_node_memcgs() does before it shrinks the memcg: returns its
+ * usage.
+ */
+static unsigned long vmscan_test_protect(const struct vmscan_test_count_case *c,
+					 struct mem_cgroup *memcg,
+					 struct scan_control *sc)
+{
+	page_counter_set_min(&memcg->memory, c->min);
+	page_counter_set_low(&memcg->memory, c->low);
+	if (c->memcg_reclaim)
+		sc->target_mem_cgroup = memcg;
+	sc->memcg_low_reclaim = c->low_reclaim;
+	mem_cgroup_calculate_protection(sc->target_mem_cgroup, memcg);
+	return page_counter_read(&memcg->memory);
+}
+#else
+static unsigned long vmscan_test_protect(const struct vmscan_test_count_case *c,
+					 struct mem_cgroup *memcg,
+					 struct scan_control *sc)
+{
+	return 0;
+}
+#endif
+
 static void vmscan_test_get_scan_count(struct kunit *test)
 {
 	const struct vmscan_test_count_case *c = test->param_value;
@@ -2038,25 +2175,35 @@ static void vmscan_test_get_scan_count(struct kunit *test)
 	};
 	struct folio *folios[NR_LRU_LISTS];
 	struct vmscan_test_counted out = {};
+	struct mem_cgroup *memcg = NULL;
+	unsigned long usage = 0;
 	enum lru_list lru;
 
 	vmscan_test_need_lru_gen(test, false);
-	if (c->memcg_reclaim && mem_cgroup_disabled())
+	if ((c->memcg_reclaim || c->min || c->low) && mem_cgroup_disabled())
 		kunit_skip(test, "no memory controller");
-	if (c->memcg_reclaim)
-		sc.target_mem_cgroup = root_mem_cgroup;
 	if (c->not_proactive)
 		mm_kunit_set_knob(test, vm_swappiness, c->swappiness);
 	vmscan_test_set_swap(test, c->swap ? SZ_1G >> PAGE_SHIFT : 0);
-	vmscan_test_list_folios(test, folios, vmscan_test_list_orders);
+	if (!mem_cgroup_disabled())
+		memcg = mm_kunit_memcg_create(test);
+	vmscan_test_list_folios(test, folios, vmscan_test_list_orders, memcg);
+	if (memcg)
+		usage = vmscan_test_protect(c, memcg, &sc);
 
 	vmscan_test_scan_count(folios, &sc, &out);
 
 	KUNIT_ASSERT_LE_MSG(test, out.tries, 10, "the lists never held still");
 	for_each_evictable_lru(lru)
-		KUNIT_EXPECT_EQ_MSG(test, vmscan_test_model_scan(c, lru, out.size[lru]),
+		KUNIT_EXPECT_EQ_MSG(test,
+				    vmscan_test_model_scan(c, lru, out.size[lru],
+							   usage),
 				    out.nr[lru], "%s of %lu pages",
 				    vmscan_test_lru_names[lru], out.size[lru]);
+	KUNIT_EXPECT_EQ(test, c->low_skipped, (bool)sc.memcg_low_skipped);
+	/* The memcg's usage is the test's folios, which the rows assume. */
+	if (memcg)
+		KUNIT_EXPECT_EQ(test, 1920UL, usage);
 }
 
 /* -------------------------------------------------------------------------
@@ -2083,8 +2230,9 @@ struct vmscan_test_prepare_case {
 	unsigned long anon_io;	/* WORKINGSET_RESTORE_ANON, NR_VMSCAN_WRITE */
 	unsigned long file_io;	/* WORKINGSET_RESTORE_FILE */
 	/*
-	 * The node's high watermarks raised to its file and free pages, less
-	 * over_wmark: file and free are over_wmark pages over them.
+	 * Global reclaim only: the node's high watermark set to its file and
+	 * free pages, less over_wmark: file and free are over_wmark pages
+	 * over it.
 	 */
 	bool at_wmark;
 	unsigned long over_wmark;
@@ -2093,16 +2241,19 @@ struct vmscan_test_prepare_case {
 };
 
 /*
- * prepare_scan_control() for global reclaim, on the lruvec the kernel
- * finds for the node: each output by the rules, from the counts the call
- * read. Costs: for each type, count += new I/O * SWAP_CLUSTER_MAX + new
- * rotations, then both halved while their sum is over a quarter of the
- * LRU. Deactivation of a type when its WORKINGSET_ACTIVATE moved since
- * the lruvec's snapshot or its inactive list is low, of both with
- * force_deactivate. Cache trim mode with inactive file >> priority, file
- * not being deactivated and no no_cache_trim_mode. File is tiny when file
- * and free pages are at most the high watermarks, anon is not being
- * deactivated and inactive anon >> priority.
+ * prepare_scan_control() for cgroup reclaim of a memcg of the test's own
+ * (with a memory controller) or global reclaim of a node of the test's
+ * own (without one; the watermark rows run only there): each output by
+ * the rules, from the counts the call read. Costs: for each type, count
+ * += new I/O * SWAP_CLUSTER_MAX + new rotations, then both halved while
+ * their sum is over a quarter of the LRU. Deactivation of a type when its
+ * WORKINGSET_ACTIVATE moved since the lruvec's snapshot or its inactive
+ * list is low, of both with force_deactivate. Cache trim mode with
+ * inactive file >> priority, file not being deactivated and no
+ * no_cache_trim_mode. File is tiny when file and free pages are at most
+ * the high watermarks, anon is not being deactivated and inactive anon >>
+ * priority, in global reclaim; cgroup reclaim leaves file_is_tiny as it
+ * was.
  */
 static const struct vmscan_test_prepare_case vmscan_test_prepare_cases[] = {
 	{
@@ -2261,51 +2412,10 @@ struct vmscan_test_prepared {
 	struct lru_cost cost[ANON_AND_FILE];
 };
 
-/* The lruvec's costs and refault snapshot, put back when the test ends. */
-struct vmscan_test_saved_costs {
-	struct lruvec *lruvec;
-	struct lru_cost cost[ANON_AND_FILE];
-	unsigned long refaults[ANON_AND_FILE];
-};
-
-static void vmscan_test_restore_costs(void *data)
-{
-	struct vmscan_test_saved_costs *saved = data;
-	struct lruvec *lruvec = saved->lruvec;
-
-	spin_lock(&lruvec->cost_lock);
-	memcpy(lruvec->cost, saved->cost, sizeof(saved->cost));
-	spin_unlock(&lruvec->cost_lock);
-	WRITE_ONCE(lruvec->refaults[WORKINGSET_ANON],
-		   saved->refaults[WORKINGSET_ANON]);
-	WRITE_ONCE(lruvec->refaults[WORKINGSET_FILE],
-		   saved->refaults[WORKINGSET_FILE]);
-}
-
-static void vmscan_test_save_costs(struct kunit *test, struct lruvec *lruvec)
-{
-	struct vmscan_test_saved_costs *saved;
-
-	saved = kunit_kzalloc(test, sizeof(*saved), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, saved);
-	saved->lruvec = lruvec;
-	spin_lock(&lruvec->cost_lock);
-	memcpy(saved->cost, lruvec->cost, sizeof(saved->cost));
-	spin_unlock(&lruvec->cost_lock);
-	saved->refaults[WORKINGSET_ANON] = READ_ONCE(lruvec->refaults[WORKINGSET_ANON]);
-	saved->refaults[WORKINGSET_FILE] = READ_ONCE(lruvec->refaults[WORKINGSET_FILE]);
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test,
-						  vmscan_test_restore_costs,
-						  saved));
-}
-
 /*
  * The counts prepare_scan_control() reads, each moved by an amount of its
- * own while the test runs: a count read in the place of another, or not
- * read at all, then gives another cost or another deactivation. The
- * amounts are far over any per-CPU threshold, so that they reach the
- * node's and the memcg's counts at once.
+ * own: a count read in the place of another, or not read at all, then
+ * gives another cost or another deactivation.
  */
 static const struct vmscan_test_move {
 	enum node_stat_item item;
@@ -2313,130 +2423,168 @@ static const struct vmscan_test_move {
 } vmscan_test_moves[] = {
 	{
 		.item = PGROTATE_ANON,
-		.nr = 1 << 20,
+		.nr = 1,
 	},
 	{
 		.item = PGROTATE_FILE,
-		.nr = 2 << 20,
+		.nr = 2,
 	},
 	{
 		.item = WORKINGSET_RESTORE_ANON,
-		.nr = 3 << 20,
+		.nr = 4,
 	},
 	{
 		.item = WORKINGSET_RESTORE_FILE,
-		.nr = 4 << 20,
+		.nr = 8,
 	},
 	{
 		.item = NR_VMSCAN_WRITE,
-		.nr = 5 << 20,
+		.nr = 16,
 	},
 	{
 		.item = WORKINGSET_ACTIVATE_ANON,
-		.nr = 6 << 20,
+		.nr = 32,
 	},
 	{
 		.item = WORKINGSET_ACTIVATE_FILE,
-		.nr = 7 << 20,
+		.nr = 64,
 	},
 };
 
-static void vmscan_test_add_to_counts(struct lruvec *lruvec, int sign)
+/*
+ * Where prepare_scan_control() runs for a case: cgroup reclaim of a memcg
+ * of the test's own, with a memory controller, whose lruvec and counts
+ * are the test's alone; or global reclaim, without one, of a node of the
+ * test's own that stands for the real one in what the call keeps and the
+ * watermarks it reads.
+ */
+struct vmscan_test_target {
+	struct mem_cgroup *memcg;	/* the reclaim's target; NULL: global */
+	struct pglist_data *pgdat;
+	struct lruvec *lruvec;
+	struct lruvec *node_lruvec;	/* global: the real node's */
+	struct folio *folios[NR_LRU_LISTS];
+};
+
+static void vmscan_test_lists_del_action(void *folios)
+{
+	vmscan_test_lists_del(folios);
+}
+
+#ifdef CONFIG_MEMCG
+/*
+ * Move the memcg's own counts of vmscan_test_moves by @sign times their
+ * values, and flush them, so that its lruvec reads them at once. Only the
+ * memcg's counts move (mod_memcg_lruvec_state()), and its ancestors' as
+ * any memcg's events count there; the node's do not.
+ */
+static void vmscan_test_move(struct vmscan_test_target *t, int sign)
 {
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(vmscan_test_moves); i++)
-		mod_lruvec_state(lruvec, vmscan_test_moves[i].item,
-				 sign * vmscan_test_moves[i].nr);
-	mem_cgroup_flush_stats(root_mem_cgroup);
-}
-
-static void vmscan_test_unmove_counts(void *lruvec)
-{
-	vmscan_test_add_to_counts(lruvec, -1);
-}
-
-/* Move the counts of vmscan_test_moves, and back when the test ends. */
-static void vmscan_test_move_counts(struct kunit *test, struct lruvec *lruvec)
-{
-	vmscan_test_add_to_counts(lruvec, 1);
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test,
-						  vmscan_test_unmove_counts,
-						  lruvec));
+		mod_memcg_lruvec_state(t->lruvec, vmscan_test_moves[i].item,
+				       sign * vmscan_test_moves[i].nr);
+	css_rstat_flush(&t->memcg->css);
 }
 
 /*
- * The high watermarks of a node's zones, as they were before the test
- * raised them.
+ * Cgroup reclaim of a memcg of the test's own: the case's folios, charged
+ * to it, on its lruvec of their node, which holds nothing else.
  */
-struct vmscan_test_wmarks {
+static void vmscan_test_target_init(struct kunit *test,
+				    const unsigned int *orders,
+				    struct vmscan_test_target *t)
+{
+	t->memcg = mm_kunit_memcg_create(test);
+	vmscan_test_list_folios(test, t->folios, orders, t->memcg);
+	t->lruvec = vmscan_test_lists_add(t->folios);
+	t->pgdat = lruvec_pgdat(t->lruvec);
+}
+#else
+/*
+ * Without a memory controller or NUMA, the node's counts are the system's
+ * (node_page_state() reads global_node_page_state()): the counts of
+ * vmscan_test_moves move on the node's lruvec, by 1024 times their values,
+ * more than any per-CPU threshold, so that they reach the counts at once.
+ * They are events, whose readers take differences; the test takes them
+ * back when it ends.
+ */
+static void vmscan_test_move(struct vmscan_test_target *t, int sign)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(vmscan_test_moves); i++)
+		mod_lruvec_state(t->node_lruvec, vmscan_test_moves[i].item,
+				 sign * vmscan_test_moves[i].nr * 1024);
+}
+
+/*
+ * Global reclaim without a memory controller. The case's folios go on the
+ * node's lruvec, without PG_lru, since its lists and counts are the ones
+ * reclaim reads. What prepare_scan_control() keeps of a node, the costs
+ * and the refault snapshot of its lruvec, and the zones' watermarks it
+ * reads, are those of a node of the test's own: a pglist_data in no list
+ * of nodes, with the real node's id (by which the free pages are read),
+ * whose first zone is managed with a high watermark the test sets. No
+ * real zone's watermark changes.
+ */
+static void vmscan_test_target_init(struct kunit *test,
+				    const unsigned int *orders,
+				    struct vmscan_test_target *t)
+{
 	struct pglist_data *pgdat;
-	unsigned long high[MAX_NR_ZONES];
-};
 
-/* Set the high watermarks, under the zone lock, as the kernel sets them. */
-static void vmscan_test_set_wmarks(struct pglist_data *pgdat,
-				   const unsigned long *high)
-{
-	unsigned long flags;
-	int z;
-
-	for (z = 0; z < MAX_NR_ZONES; z++) {
-		struct zone *zone = &pgdat->node_zones[z];
-
-		spin_lock_irqsave(&zone->lock, flags);
-		zone->_watermark[WMARK_HIGH] = high[z];
-		spin_unlock_irqrestore(&zone->lock, flags);
-	}
+	if (IS_ENABLED(CONFIG_NUMA))
+		kunit_skip(test, "a node's counts are its own with NUMA");
+	vmscan_test_list_folios(test, t->folios, orders, NULL);
+	t->node_lruvec = vmscan_test_lists_add(t->folios);
+	pgdat = kunit_kzalloc(test, sizeof(*pgdat), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pgdat);
+	pgdat->node_id = lruvec_pgdat(t->node_lruvec)->node_id;
+	pgdat->node_zones[0].zone_pgdat = pgdat;
+	atomic_long_set(&pgdat->node_zones[0].managed_pages, 1);
+	lruvec_init(&pgdat->__lruvec);
+	t->pgdat = pgdat;
+	t->lruvec = &pgdat->__lruvec;
 }
+#endif
 
-static void vmscan_test_restore_wmarks(void *data)
+static void vmscan_test_unmove(void *t)
 {
-	struct vmscan_test_wmarks *saved = data;
-
-	vmscan_test_set_wmarks(saved->pgdat, saved->high);
+	vmscan_test_move(t, -1);
 }
 
 /*
- * Raise the node's high watermarks so that its file and free pages in @v
- * are the case's over_wmark pages over them, and read their sum into @v.
- * They stay raised only for the call. What reads them meanwhile (the
- * sizing of the per-CPU page lists, the dirty limits) sees a node short
- * of memory for that moment; an allocation still succeeds, or wakes
- * kswapd, by the low and min watermarks, which stay as they were.
+ * The lruvec and node prepare_scan_control() is given for a case with
+ * lists of @orders, and its counts moved until the test ends.
  */
-static void vmscan_test_raise_wmarks(const struct vmscan_test_prepare_case *c,
-				     const struct vmscan_test_wmarks *saved,
-				     struct vmscan_test_view *v)
+static void vmscan_test_target(struct kunit *test, const unsigned int *orders,
+			       struct vmscan_test_target *t)
 {
-	unsigned long high[MAX_NR_ZONES];
-	int z = 0;
-
-	memcpy(high, saved->high, sizeof(high));
-	while (!managed_zone(&saved->pgdat->node_zones[z]))
-		z++;
-	high[z] += v->node_file + v->free - c->over_wmark - v->high_wmark;
-	vmscan_test_set_wmarks(saved->pgdat, high);
-	v->high_wmark = vmscan_test_high_wmark(saved->pgdat);
-}
-
-static struct vmscan_test_wmarks *
-vmscan_test_save_wmarks(struct kunit *test, struct pglist_data *pgdat)
-{
-	struct vmscan_test_wmarks *saved;
-	int z;
-
-	saved = kunit_kzalloc(test, sizeof(*saved), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, saved);
-	saved->pgdat = pgdat;
-	for (z = 0; z < MAX_NR_ZONES; z++)
-		saved->high[z] = pgdat->node_zones[z]._watermark[WMARK_HIGH];
+	vmscan_test_target_init(test, orders, t);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test,
-						  vmscan_test_restore_wmarks,
-						  saved));
-	return saved;
+						  vmscan_test_lists_del_action,
+						  t->folios));
+	vmscan_test_move(t, 1);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, vmscan_test_unmove, t));
+}
+
+/*
+ * Set the high watermark of the test's node so that its file and free
+ * pages in @v are the case's over_wmark pages over it, and read the sum of
+ * its watermarks into @v.
+ */
+static void vmscan_test_set_wmark(const struct vmscan_test_prepare_case *c,
+				  struct pglist_data *pgdat,
+				  struct vmscan_test_view *v)
+{
+	struct zone *zone = &pgdat->node_zones[0];
+
+	zone->_watermark[WMARK_HIGH] = v->node_file + v->free - c->over_wmark;
+	v->high_wmark = vmscan_test_high_wmark(pgdat);
 }
 
 /* The pages on the evictable lists in @v. */
@@ -2511,25 +2659,27 @@ vmscan_test_model_deactivate(const struct vmscan_test_prepare_case *c,
 }
 
 /*
- * Call prepare_scan_control() until the counts it reads held still across
- * the call; the scan_control starts as the opposite of what the case
- * expects, as the round before may have left it.
+ * Call prepare_scan_control() for @t until the counts it reads held still
+ * across the call (only the real node's free pages can move); the
+ * scan_control starts as the opposite of what the case expects, as the
+ * round before may have left it.
  */
 static void vmscan_test_prepare(const struct vmscan_test_prepare_case *c,
-				struct lruvec *lruvec,
-				const struct vmscan_test_wmarks *wmarks,
+				const struct vmscan_test_target *t,
 				struct vmscan_test_prepared *out)
 {
+	struct lruvec *lruvec = t->lruvec;
 	struct vmscan_test_view after;
 	unsigned int deactivate;
 
 	for (out->tries = 1; out->tries <= 10; out->tries++) {
 		vmscan_test_read_view(lruvec, &out->view);
 		if (c->at_wmark)
-			vmscan_test_raise_wmarks(c, wmarks, &out->view);
+			vmscan_test_set_wmark(c, t->pgdat, &out->view);
 		vmscan_test_set_costs(lruvec, c, &out->view);
 		deactivate = vmscan_test_model_deactivate(c, &out->view);
 		out->sc = (struct scan_control) {
+			.target_mem_cgroup = t->memcg,
 			.priority = c->priority,
 			.reclaim_idx = MAX_NR_ZONES - 1,
 			.force_deactivate = c->force_deactivate,
@@ -2542,13 +2692,12 @@ static void vmscan_test_prepare(const struct vmscan_test_prepare_case *c,
 			.anon_cost = 7,
 			.file_cost = 11,
 		};
-		prepare_scan_control(lruvec_pgdat(lruvec), &out->sc);
+		prepare_scan_control(t->pgdat, &out->sc);
 		spin_lock(&lruvec->cost_lock);
 		memcpy(out->cost, lruvec->cost, sizeof(out->cost));
 		spin_unlock(&lruvec->cost_lock);
 		vmscan_test_read_view(lruvec, &after);
-		if (c->at_wmark)
-			vmscan_test_set_wmarks(wmarks->pgdat, wmarks->high);
+		after.high_wmark = out->view.high_wmark;
 		if (!memcmp(&out->view, &after, sizeof(after)))
 			break;
 	}
@@ -2575,8 +2724,13 @@ static void vmscan_test_model_costs(const struct vmscan_test_prepare_case *c,
 	}
 }
 
+/*
+ * Each output by the rules, from the counts the call read. Only global
+ * reclaim decides file_is_tiny: cgroup reclaim leaves it as it was.
+ */
 static void vmscan_test_check_prepared(struct kunit *test,
 				       const struct vmscan_test_prepare_case *c,
+				       const struct vmscan_test_target *t,
 				       const struct vmscan_test_prepared *out)
 {
 	const struct vmscan_test_view *v = &out->view;
@@ -2587,8 +2741,12 @@ static void vmscan_test_check_prepared(struct kunit *test,
 	vmscan_test_model_costs(c, v, &anon, &file);
 	trim = (v->lru[LRU_INACTIVE_FILE] >> c->priority) &&
 	       !(deactivate & DEACTIVATE_FILE) && !c->no_cache_trim_mode;
-	tiny = v->node_file + v->free <= v->high_wmark &&
-	       !(deactivate & DEACTIVATE_ANON) && (v->node_anon >> c->priority);
+	if (t->memcg)
+		tiny = true;
+	else
+		tiny = v->node_file + v->free <= v->high_wmark &&
+		       !(deactivate & DEACTIVATE_ANON) &&
+		       (v->node_anon >> c->priority);
 
 	KUNIT_EXPECT_EQ(test, anon, out->sc.anon_cost);
 	KUNIT_EXPECT_EQ(test, file, out->sc.file_cost);
@@ -2610,28 +2768,27 @@ static void vmscan_test_check_prepared(struct kunit *test,
 static void vmscan_test_prepare_scan_control(struct kunit *test)
 {
 	const struct vmscan_test_prepare_case *c = test->param_value;
-	struct folio *folios[NR_LRU_LISTS];
-	struct vmscan_test_wmarks *wmarks;
+	struct vmscan_test_target *t;
 	struct vmscan_test_prepared out;
-	struct lruvec *lruvec;
 
 	vmscan_test_need_lru_gen(test, false);
-	vmscan_test_list_folios(test, folios,
-				c->lists_low ? vmscan_test_low_orders :
-					       vmscan_test_list_orders);
-	rcu_read_lock();
-	lruvec = folio_lruvec(folios[0]);
-	rcu_read_unlock();
-	vmscan_test_save_costs(test, lruvec);
-	wmarks = vmscan_test_save_wmarks(test, lruvec_pgdat(lruvec));
-	vmscan_test_move_counts(test, lruvec);
+	/*
+	 * Global reclaim with a memory controller reads and writes the root
+	 * memcg's lruvec, and a node of the test's own cannot stand in for
+	 * the real one there (mem_cgroup_lruvec() would take it for the
+	 * root's): the watermark rows run without one.
+	 */
+	if (c->at_wmark && IS_ENABLED(CONFIG_MEMCG))
+		kunit_skip(test, "global reclaim needs a node of its own");
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	vmscan_test_target(test, c->lists_low ? vmscan_test_low_orders :
+						vmscan_test_list_orders, t);
 
-	vmscan_test_lists_add(folios);
-	vmscan_test_prepare(c, lruvec, wmarks, &out);
-	vmscan_test_lists_del(folios);
+	vmscan_test_prepare(c, t, &out);
 
 	KUNIT_ASSERT_LE_MSG(test, out.tries, 10, "the counts never held still");
-	vmscan_test_check_prepared(test, c, &out);
+	vmscan_test_check_prepared(test, c, t, &out);
 	/* The row's lists were low, as it says, not only by the model. */
 	if (c->lists_low)
 		KUNIT_EXPECT_EQ(test, DEACTIVATE_ANON | DEACTIVATE_FILE,
@@ -2655,18 +2812,20 @@ static void vmscan_test_prepare_mglru(struct kunit *test)
 		.anon_cost = 7,
 		.file_cost = 11,
 	};
-	struct pglist_data *pgdat = first_online_pgdat();
-	struct lruvec *lruvec = mem_cgroup_lruvec(NULL, pgdat);
 	struct lru_cost cost[ANON_AND_FILE];
+	struct vmscan_test_target *t;
 
 	if (!lru_gen_enabled() || lru_gen_switching())
 		kunit_skip(test, "the multi-gen LRU is off");
-	vmscan_test_save_costs(test, lruvec);
-	spin_lock(&lruvec->cost_lock);
-	memcpy(cost, lruvec->cost, sizeof(cost));
-	spin_unlock(&lruvec->cost_lock);
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	vmscan_test_target(test, vmscan_test_list_orders, t);
+	sc.target_mem_cgroup = t->memcg;
+	spin_lock(&t->lruvec->cost_lock);
+	memcpy(cost, t->lruvec->cost, sizeof(cost));
+	spin_unlock(&t->lruvec->cost_lock);
 
-	prepare_scan_control(pgdat, &sc);
+	prepare_scan_control(t->pgdat, &sc);
 
 	KUNIT_EXPECT_EQ(test, 0U, (unsigned int)sc.may_deactivate);
 	KUNIT_EXPECT_TRUE(test, sc.cache_trim_mode);
@@ -2674,9 +2833,9 @@ static void vmscan_test_prepare_mglru(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 7UL, sc.anon_cost);
 	KUNIT_EXPECT_EQ(test, 11UL, sc.file_cost);
 	KUNIT_EXPECT_EQ(test, cost[WORKINGSET_ANON].count,
-			lruvec->cost[WORKINGSET_ANON].count);
+			t->lruvec->cost[WORKINGSET_ANON].count);
 	KUNIT_EXPECT_EQ(test, cost[WORKINGSET_FILE].count,
-			lruvec->cost[WORKINGSET_FILE].count);
+			t->lruvec->cost[WORKINGSET_FILE].count);
 }
 
 static struct kunit_case vmscan_test_balance_cases[] = {
@@ -2696,5 +2855,18 @@ static struct kunit_suite vmscan_test_balance_suite = {
 };
 
 kunit_test_suites(&vmscan_test_mglru_suite, &vmscan_test_balance_suite);
+
+/*
+ * Age @lruvec by one generation, as a write of "+ memcg_id node_id
+ * max_gen" to the lru_gen debugfs file does: try_to_inc_max_seq() from
+ * its max_seq, at its memcg's swappiness. For the workingset tests
+ * (mm/tests/workingset_kunit.h), on an lruvec of a memcg of their own.
+ */
+bool mm_kunit_lru_gen_age(struct lruvec *lruvec)
+{
+	return try_to_inc_max_seq(lruvec, READ_ONCE(lruvec->lrugen.max_seq),
+				  mem_cgroup_swappiness(lruvec_memcg(lruvec)),
+				  false);
+}
 
 #endif /* CONFIG_MM_VMSCAN_KUNIT_TEST */

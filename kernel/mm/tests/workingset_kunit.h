@@ -9,13 +9,17 @@
  * eviction and returns the shadow entry reclaim would leave in the page
  * cache, then refaults a new folio with that shadow through the real
  * lru_gen_refault(), as workingset_refault() does. Both folios are real
- * folios, charged as page cache is (to the root memcg, when there is a
- * memory controller), locked as the callers have them, and never on an
- * LRU; their lruvec is the one folio_lruvec() finds, a real lruvec of a
- * real node. The test takes the eviction and refault counts it caused
- * off that lruvec's lrugen again. The node's WORKINGSET_* event counters
- * keep the events: those are monotonic, and a reader of them takes
- * differences.
+ * folios, locked as the callers have them, and never on an LRU. They are
+ * charged as page cache is to a memory cgroup of the test's own, so that
+ * the lruvec they evict from and refault into, and whose generations the
+ * test ages, is the test's alone. Without a memory controller the only
+ * lruvec is the node's: the test takes the eviction and refault counts it
+ * caused off its lrugen again, since reclaim reads them when the
+ * multi-gen LRU is on. The node's WORKINGSET_* event counters keep the
+ * events: those are monotonic, and a reader of them takes differences.
+ *
+ * These functions run only with the multi-gen LRU on; whether it is on
+ * for the system changes nothing they read of a lruvec no reclaim visits.
  *
  * Suites:
  *  - mm_workingset_mglru: what lru_gen_refault() counts, in which tier,
@@ -158,12 +162,22 @@ static void workingset_test_folio_free(void *data)
 }
 
 /*
+ * The memcg the test's folios are charged to: one of the test's own, or
+ * none (the root's charge, the node's lruvec) without a memory controller.
+ */
+static struct mem_cgroup *workingset_test_memcg(struct kunit *test)
+{
+	return mem_cgroup_disabled() ? NULL : mm_kunit_memcg_create(test);
+}
+
+/*
  * A new folio of the case's order and type on node @nid (NUMA_NO_NODE:
- * where the task's policy puts it), charged as page cache is.
+ * where the task's policy puts it), charged as page cache is to @memcg.
  */
 static struct folio *
 workingset_test_folio_create(struct kunit *test,
-			     const struct workingset_test_case *c, int nid)
+			     const struct workingset_test_case *c, int nid,
+			     struct mem_cgroup *memcg)
 {
 	struct workingset_test_folio *tf;
 
@@ -180,8 +194,7 @@ workingset_test_folio_create(struct kunit *test,
 			kunit_add_action_or_reset(test,
 						  workingset_test_folio_free,
 						  tf));
-	KUNIT_ASSERT_EQ(test, 0,
-			mem_cgroup_charge(tf->folio, NULL, GFP_KERNEL));
+	KUNIT_ASSERT_EQ(test, 0, mm_kunit_memcg_charge(tf->folio, memcg));
 	if (c->anon)
 		WRITE_ONCE(tf->folio->flags.f, tf->flags |
 			   BIT(PG_swapbacked) | BIT(PG_swapcache));
@@ -291,9 +304,10 @@ static void workingset_test_count_events(struct workingset_test_events *e,
  */
 static void *workingset_test_evict(struct kunit *test,
 				   const struct workingset_test_case *c,
-				   int nid, struct workingset_test_counts *n)
+				   int nid, struct mem_cgroup *memcg,
+				   struct workingset_test_counts *n)
 {
-	struct folio *folio = workingset_test_folio_create(test, c, nid);
+	struct folio *folio = workingset_test_folio_create(test, c, nid, memcg);
 	unsigned long flags = READ_ONCE(folio->flags.f) & ~LRU_REFS_FLAGS;
 	void *shadow = NULL;
 	bool frozen;
@@ -323,27 +337,31 @@ static void *workingset_test_evict(struct kunit *test,
 }
 
 /*
- * Evict and refault: returns the refaulting folio, with what the refault
- * moved of the node's events in @e and of the lrugen counts in the
- * returned counts.
+ * Evict and refault, with the lruvec aged @agings times between: returns
+ * the refaulting folio, with what the refault moved of the node's events
+ * in @e and of the lrugen counts in the returned counts.
  */
 static struct workingset_test_counts *
 workingset_test_refault(struct kunit *test,
-			const struct workingset_test_case *c,
+			const struct workingset_test_case *c, int agings,
 			struct folio **foliop, struct workingset_test_events *e)
 {
+	struct mem_cgroup *memcg = workingset_test_memcg(test);
 	struct folio *folio = workingset_test_folio_create(test, c,
-							   NUMA_NO_NODE);
+							   NUMA_NO_NODE, memcg);
 	struct workingset_test_counts *n;
 	struct pglist_data *pgdat = folio_pgdat(folio);
 	struct lruvec *lruvec;
 	void *shadow;
+	int i;
 
 	rcu_read_lock();
 	lruvec = folio_lruvec(folio);
 	rcu_read_unlock();
 	n = workingset_test_counts(test, lruvec, folio_is_file_lru(folio));
-	shadow = workingset_test_evict(test, c, folio_nid(folio), n);
+	shadow = workingset_test_evict(test, c, folio_nid(folio), memcg, n);
+	for (i = 0; i < agings; i++)
+		KUNIT_ASSERT_TRUE(test, mm_kunit_lru_gen_age(lruvec));
 
 	/* As workingset_refault(): the new folio is locked. */
 	folio_lock(folio);
@@ -371,7 +389,7 @@ static void workingset_test_lru_gen_refault(struct kunit *test)
 	long nr;
 	int tier;
 
-	n = workingset_test_refault(test, c, &folio, &e);
+	n = workingset_test_refault(test, c, 0, &folio, &e);
 
 	nr = folio_nr_pages(folio);
 	flags = READ_ONCE(folio->flags.f);
@@ -437,6 +455,7 @@ static void workingset_test_lru_gen_refault_other_node(struct kunit *test)
 	struct workingset_test_events home = {}, away = {};
 	struct workingset_test_counts *n, *m;
 	struct lruvec *lruvec, *home_lruvec;
+	struct mem_cgroup *memcg;
 	int nid = first_online_node;
 	int other = next_online_node(nid);
 	struct folio *folio;
@@ -446,7 +465,8 @@ static void workingset_test_lru_gen_refault_other_node(struct kunit *test)
 
 	if (other == MAX_NUMNODES)
 		kunit_skip(test, "needs a second online node");
-	folio = workingset_test_folio_create(test, &c, other);
+	memcg = workingset_test_memcg(test);
+	folio = workingset_test_folio_create(test, &c, other, memcg);
 	KUNIT_ASSERT_EQ(test, other, folio_nid(folio));
 	rcu_read_lock();
 	lruvec = folio_lruvec(folio);
@@ -454,7 +474,7 @@ static void workingset_test_lru_gen_refault_other_node(struct kunit *test)
 	rcu_read_unlock();
 	m = workingset_test_counts(test, lruvec, LRU_GEN_FILE);
 	n = workingset_test_counts(test, home_lruvec, LRU_GEN_FILE);
-	shadow = workingset_test_evict(test, &c, nid, n);
+	shadow = workingset_test_evict(test, &c, nid, memcg, n);
 	flags = READ_ONCE(folio->flags.f);
 
 	workingset_test_refault_away(folio, shadow, n, m, &home, &away);
@@ -471,10 +491,61 @@ static void workingset_test_lru_gen_refault_other_node(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0L, home.restore + away.restore);
 }
 
+/*
+ * A shadow is recent while the lruvec's max_seq is less than MAX_NR_GENS
+ * past the min_seq it recorded. The lruvec of a new memcg has max_seq
+ * MIN_NR_GENS + 1 and min_seq 0: a shadow written then is recent, the
+ * last generation that is (every test above refaults at that distance),
+ * and is not once the lruvec has aged by one. A refault that is not
+ * recent counts WORKINGSET_REFAULT and nothing else: no refaulted[], and
+ * the folio gets neither PG_workingset nor refs back, though the shadow is
+ * of a workingset folio with refs.
+ */
+static void workingset_test_lru_gen_refault_not_recent(struct kunit *test)
+{
+	static const struct workingset_test_case c = {
+		.refs = 2,
+		.workingset = true,
+	};
+	struct workingset_test_events e = {};
+	struct workingset_test_counts *n;
+	struct lru_gen_folio *lrugen;
+	struct folio *folio;
+	unsigned long flags;
+	int hist, tier;
+
+	if (mem_cgroup_disabled())
+		kunit_skip(test, "needs a memcg of its own to age");
+	n = workingset_test_refault(test, &c, 1, &folio, &e);
+
+	lrugen = &n->lruvec->lrugen;
+	KUNIT_EXPECT_EQ(test, MAX_NR_GENS, READ_ONCE(lrugen->max_seq));
+	KUNIT_EXPECT_EQ(test, 1UL, READ_ONCE(lrugen->min_seq[LRU_GEN_FILE]));
+	flags = READ_ONCE(folio->flags.f);
+	/* The lruvec is the test's: nothing but a refault counts there. */
+	for (hist = 0; hist < NR_HIST_GENS; hist++) {
+		for (tier = 0; tier < MAX_NR_TIERS; tier++) {
+			atomic_long_t *refaulted =
+				&lrugen->refaulted[hist][LRU_GEN_FILE][tier];
+
+			KUNIT_EXPECT_EQ_MSG(test, 0L, atomic_long_read(refaulted),
+					    "refaulted, history %d, tier %d",
+					    hist, tier);
+		}
+	}
+	KUNIT_EXPECT_FALSE(test, flags & BIT(PG_workingset));
+	KUNIT_EXPECT_FALSE(test, flags & BIT(PG_referenced));
+	KUNIT_EXPECT_EQ(test, 0UL, (flags & LRU_REFS_MASK) >> LRU_REFS_PGOFF);
+	KUNIT_EXPECT_EQ(test, 1L, e.refault);
+	KUNIT_EXPECT_EQ(test, 0L, e.restore);
+	KUNIT_EXPECT_EQ(test, 0L, e.activate);
+}
+
 static struct kunit_case workingset_test_cases_list[] = {
 	KUNIT_CASE_PARAM(workingset_test_lru_gen_refault,
 			 workingset_test_gen_params),
 	KUNIT_CASE(workingset_test_lru_gen_refault_other_node),
+	KUNIT_CASE(workingset_test_lru_gen_refault_not_recent),
 	{}
 };
 
