@@ -357,7 +357,8 @@ COMMANDS: Dict[str, Command[Any]] = {
 	'check': Command(
 		CheckRequest, 'everything CI runs',
 		'selftest, lint, run under the default, debug and distro '
-		'configurations, the hand mutants, a fixed sample of the '
+		'configurations, the hand mutants (those limited to the distro '
+		'configuration under it), a fixed sample of the '
 		'generated ones and the replay (UML); run under the three '
 		'configurations (x86_64); then the 6.12 port\'s run and its '
 		'replay at the seed scale, and fixes on 6.12 and 6.1; in that '

@@ -137,6 +137,13 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 		steps['mutants um generated'] = MutantsRequest(
 			src, on('um'), generated=True,
 			sample=generated.CHECK_SAMPLE, seed=generated.CHECK_SEED)
+	# The hand mutants only a distribution's configuration runs (memcg
+	# reclaim, a memcg of a test's own), there.
+	distro = tuple(m.name for m in overlay.mutants()
+		       if 'distro' in mu.configs(m))
+	if distro:
+		steps['mutants um distro'] = MutantsRequest(
+			src, on('um', 'distro'), mutants=distro)
 	if overlay.before_fix_trees():
 		steps['replay um'] = ReplayRequest(src, on('um'))
 	steps.update({

@@ -83,6 +83,17 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 			None)
 	assert list(steps).index('mutants um generated') == \
 		list(steps).index('mutants um') + 1
+	# The hand mutants limited to the distro configuration run there,
+	# each by name, and only they.
+	distro = steps['mutants um distro']
+	assert isinstance(distro, request.MutantsRequest)
+	assert (distro.build.arch, distro.build.config) == ('um', 'distro')
+	overlay = session.Session(distro.source).overlay
+	assert distro.mutants == tuple(
+		m.name for m in overlay.mutants()
+		if 'distro' in m.field('Config'))
+	assert 'vmscan-protection-ignored.patch' in distro.mutants
+	assert 'swap-cluster-reads-swap-header.patch' not in distro.mutants
 	port = [r for name, r in steps.items() if kernels.CHECKED_PORT in name
 		and not name.startswith('fixes')]
 	assert [type(r).__name__ for r in port] == [
