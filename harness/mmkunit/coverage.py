@@ -44,6 +44,7 @@ import subprocess
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
+from mmkunit import arches
 from mmkunit import deps
 from mmkunit import listfile
 from mmkunit import mutagen
@@ -232,7 +233,7 @@ def libgcov_dir(cache: Path) -> Path:
 
 
 def run_coverage(s: Session) -> int:
-	if s.build.arch != 'um':
+	if not arches.ARCHES[s.build.arch].uml:
 		raise HarnessError('coverage runs under UML only (see docs/coverage.md)')
 	s.ensure_deps(deps.COVERAGE)
 	mutagen.use_parser(s.cache, s.source.install)

@@ -73,11 +73,6 @@ def kernel_source(kernel: DebianKernel) -> Tuple[Requirement, ...]:
 	return source_for(system) if system else FETCH
 
 
-# Running under QEMU on x86_64.
-X86_64 = (
-	Requirement('qemu-system-x86', command='qemu-system-x86_64'),
-	Requirement('libelf-dev', path=Path('/usr/include/libelf.h')),
-)
 # Coverage reports (lcov and genhtml).
 COVERAGE = (Requirement('lcov', command='lcov'),)
 # Plotting the replay table.

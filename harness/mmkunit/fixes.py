@@ -5,6 +5,7 @@ docs/ports.md)."""
 
 from __future__ import annotations
 
+from mmkunit import arches
 from mmkunit import expected
 from mmkunit import kernels
 from mmkunit import runs
@@ -39,7 +40,7 @@ def _fixes_on(s: Session) -> int:
 			f'no port of the series to {s.sources.version or "this kernel"} '
 			f'with a list of expected failures ({listed}); ports: '
 			f'{", ".join(ports) or "none"}')
-	if s.build.arch != 'um':
+	if not arches.ARCHES[s.build.arch].uml:
 		raise HarnessError('the lists of expected failures are worked out '
 				   'for UML; fixes runs --arch um only')
 	entries = s.overlay.expected()

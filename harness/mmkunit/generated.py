@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
+from mmkunit import arches
 from mmkunit import jobs
 from mmkunit import kconfig
 from mmkunit import listfile
@@ -40,16 +41,12 @@ from mmkunit.session import HarnessError, Session
 
 # Every pinned function must score at least this, in percent.
 THRESHOLD = 95
-# The baseline (the series without a mutant) is stopped after this many
-# seconds: a clean run of every suite takes seconds on UML, well under a
-# minute under TCG, and several times that under --config debug.
-BASELINE_TIMEOUT = {'um': 300, 'x86_64': 900}
-# A mutant's run longer than this many times the baseline's (boot and
-# tests, not the build), and at least MIN_TIMEOUT, is stopped and counted
-# as a timeout: cargo-mutants' rule. The margin covers a run slowed by the
-# build in the other tree.
+# The baseline (the series without a mutant) is stopped after the arch's
+# baseline_timeout (arches.py). A mutant's run longer than this many times
+# the baseline's (boot and tests, not the build), and at least the arch's
+# min_timeout, is stopped and counted as a timeout: cargo-mutants' rule.
+# The margin covers a run slowed by the build in the other tree.
 TIMEOUT_MULTIPLIER = 5
-MIN_TIMEOUT = {'um': 30, 'x86_64': 60}
 # What `check` runs: this many mutants of all the pinned functions, drawn
 # with this seed (mutagen.sample()); a sample of 80 takes more than twice
 # as long, which check's time has no room for (both: docs/costs.md).
@@ -380,7 +377,7 @@ def _options(s: Session, tree: trees.PreparedTree,
 
 def mutant_timeout(arch: str, baseline: RunResult) -> int:
 	"""The seconds a mutant's run may take, from the baseline's."""
-	return max(MIN_TIMEOUT.get(arch, 60),
+	return max(arches.ARCHES[arch].min_timeout,
 		   math.ceil(TIMEOUT_MULTIPLIER * jobs.run_seconds(baseline)))
 
 
@@ -389,7 +386,7 @@ def _baseline(s: Session, tree: trees.PreparedTree) -> int:
 	fails if it does not pass); returns the mutants' timeout."""
 	arch = s.build.arch
 	base = jobs.baseline(s, tree, _options(
-		s, tree, BASELINE_TIMEOUT.get(arch, 900)))
+		s, tree, arches.ARCHES[arch].baseline_timeout))
 	timeout = mutant_timeout(arch, base)
 	print(f'mm-kunit: baseline{" --config " + s.build.config if s.build.config else ""}: '
 	      f'{base.count(Status.PASS)} passed, {base.count(Status.SKIP)} '

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Dict, Optional
 
+from mmkunit import arches
 from mmkunit import commits
 from mmkunit import coverage
 from mmkunit import deps
@@ -174,9 +175,13 @@ def check_handler(req: CheckRequest,
 	error the harness expects printed and turned into an exit code)."""
 	steps = check_steps(req)
 	outcome: Dict[str, int] = {}
-	# Install everything first: the selftests run the harness too.
+	# Install everything first, for each arch a step runs on: the
+	# selftests run the harness too.
+	used = sorted({b.arch for b in (getattr(r, 'build', None)
+				     for r in steps.values()) if b})
 	Session(req.source, req.build).ensure_deps(
-		deps.SELFTEST, deps.X86_64, deps.REPLAY, deps.COVERAGE,
+		deps.SELFTEST, *(arches.ARCHES[a].requirements for a in used),
+		deps.REPLAY, deps.COVERAGE,
 		*(deps.kernel_source(kernels.KERNELS[t]) for t in kernels.OLDER))
 	for name, step in steps.items():
 		print(f'\n=== check: {name} ===', flush=True)

@@ -42,16 +42,18 @@ def probe_key(qemu: str) -> str:
 	return f'{os.uname().release} | {_qemu_version(qemu)}'
 
 
-def boot_under_kvm(qemu: str, image: Path, extra: Tuple[str, ...] = (),
+def boot_under_kvm(qemu: str, image: Path, console: str,
+		   extra: Tuple[str, ...] = (),
 		   timeout: float = 30) -> Tuple[bool, str]:
-	"""Boots image under KVM with KUnit off; (usable, why not).
+	"""Boots image under KVM with KUnit off, its console on console;
+	(usable, why not).
 
 	Stops QEMU as soon as its output tells: the boot's end, or KVM's
 	failure (after which QEMU may hang).
 	"""
 	cmd = [qemu, '-accel', 'kvm', '-nodefaults', '-m', '1024',
 	       '-kernel', str(image), '-append',
-	       'console=ttyS0 kunit.enable=0 panic=-1', '-no-reboot',
+	       f'console={console} kunit.enable=0 panic=-1', '-no-reboot',
 	       '-nographic', '-serial', 'stdio', *extra]
 	try:
 		proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
@@ -92,9 +94,10 @@ def boot_under_kvm(qemu: str, image: Path, extra: Tuple[str, ...] = (),
 	return verdict
 
 
-def kvm_works(cache: Path, image: Optional[Path], qemu: str = 'qemu-system-x86_64',
+def kvm_works(cache: Path, image: Optional[Path], qemu: str, console: str,
 	      extra: Tuple[str, ...] = ()) -> Tuple[bool, str]:
-	"""Whether to run QEMU with KVM; (usable, why not). Cached."""
+	"""Whether to run QEMU (qemu, the arch's) with KVM; (usable, why
+	not). Cached."""
 	if os.environ.get('MM_KUNIT_KVM') == '0':
 		return False, 'MM_KUNIT_KVM=0'
 	if not os.access(KVM_DEVICE, os.R_OK | os.W_OK):
@@ -111,7 +114,7 @@ def kvm_works(cache: Path, image: Optional[Path], qemu: str = 'qemu-system-x86_6
 		return bool(known[key]['usable']), str(known[key]['why'])
 	if image is None or not image.is_file():
 		return False, 'not probed yet: no kernel built to probe with'
-	usable, why = boot_under_kvm(qemu, image, extra)
+	usable, why = boot_under_kvm(qemu, image, console, extra)
 	known[key] = {'usable': usable, 'why': why}
 	cache.mkdir(parents=True, exist_ok=True)
 	tmp = store.with_suffix('.tmp')

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Dict, Optional, Sequence
 
+from mmkunit import arches
 from mmkunit import kvm
 from mmkunit import progress
 from mmkunit import runner
@@ -55,8 +56,11 @@ def with_accel(opts: runner.RunOptions, cache: Path,
 	       image: Path) -> runner.RunOptions:
 	"""A QEMU run of image with KVM if it really works here (kvm.py),
 	else with TCG, and a qemu on PATH that never asks for KVM."""
+	arch = arches.ARCHES[opts.arch]
+	assert arch.qemu, f'{arch.name} runs without QEMU'
 	usable, why = kvm.kvm_works(
-		cache, image, extra=('-bios', 'qboot.rom', *opts.qemu_args.split()))
+		cache, image, arch.qemu, arch.console,
+		extra=(*arch.qemu_params, *opts.qemu_args.split()))
 	progress.progress('QEMU with KVM' if usable
 			  else f'QEMU with TCG ({why})')
 	qemu_args = ' '.join(
@@ -64,6 +68,6 @@ def with_accel(opts: runner.RunOptions, cache: Path,
 	env = opts.env
 	if not usable:
 		env = {**env, 'PATH': kvm.tcg_only_path(
-			cache, 'qemu-system-x86_64',
+			cache, arch.qemu,
 			env.get('PATH') or os.environ.get('PATH', os.defpath))}
 	return dataclasses.replace(opts, qemu_args=qemu_args, env=env)

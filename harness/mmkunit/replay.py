@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
+from mmkunit import arches
 from mmkunit import deps
 from mmkunit import jobs
 from mmkunit import overlay as ov
@@ -52,9 +53,6 @@ METRICS = ('touches', 'pages_read', 'page_size', 'major_faults',
 GIB_READ = 'gib_read'
 COLUMNS = ('touches', 'pages_read', GIB_READ, 'major_faults',
 	   'readaround_faults', 'refaults', 'refault_activations', 'mmap_miss')
-# The page size the memory a scale needs is worked out with (UML and
-# x86_64 both have 4 KiB pages).
-PAGE_SIZE = 4096
 # Memory the kernel needs besides the scenario's page cache: itself, the
 # test's arrays, the page tables and the xarray's shadow entries, and
 # enough above the watermarks that kswapd never wakes.
@@ -133,11 +131,11 @@ def scenarios(text: str) -> List[Scenario]:
 	return out
 
 
-def memory(rows: Sequence[Scenario]) -> str:
-	"""The mem= a kernel needs to hold the largest page cache of rows
-	with HEADROOM to spare, in whole GiB."""
+def memory(rows: Sequence[Scenario], page_size: int) -> str:
+	"""The mem= a kernel of pages of page_size bytes needs to hold the
+	largest page cache of rows with HEADROOM to spare, in whole GiB."""
 	cached = max(min(s.file_pages, s.cache_pages) for s in rows)
-	return f'{math.ceil((cached * PAGE_SIZE + HEADROOM) / (1 << 30))}G'
+	return f'{math.ceil((cached * page_size + HEADROOM) / (1 << 30))}G'
 
 
 def parse(build: str, ktap: str) -> List[Row]:
@@ -396,8 +394,10 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 		kconfig_add.append(NO_HUNG_TASK)
 	opts = dataclasses.replace(opts, kconfig_add=kconfig_add)
 	if req.scale is Scale.SEED:
-		opts = dataclasses.replace(opts, memory=memory(table_rows),
-					   timeout=SEED_TIMEOUT)
+		opts = dataclasses.replace(
+			opts, memory=memory(
+				table_rows, arches.ARCHES[s.build.arch].page_size),
+			timeout=SEED_TIMEOUT)
 	base = s.results_dir(f'{s.build.arch}-replay-{req.scale.value}')
 	labels = builds(s.overlay)
 	tree = s.sources.prepared_tree()

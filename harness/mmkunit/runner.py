@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from mmkunit import arches
 from mmkunit import ktap
 from mmkunit import progress
 
@@ -222,9 +223,12 @@ def kunit_command(tree: Path, build_dir: Path, opts: RunOptions,
 		  json_path: Path, subcommand: str = 'run',
 		  list_tests: bool = False) -> List[str]:
 	"""kunit.py run (configure, build, run), or exec (run only)."""
+	arch = arches.ARCHES[opts.arch]
 	cmd = [sys.executable, str(tree / KUNIT_PY), subcommand,
-	       f'--build_dir={build_dir}', f'--arch={opts.arch}',
+	       f'--build_dir={build_dir}', f'--arch={arch.name}',
 	       f'--kunitconfig={SUITES_KUNITCONFIG}']
+	if arch.cross_compile:
+		cmd.append(f'--cross_compile={arch.cross_compile}')
 	if subcommand in ('run', 'build'):
 		cmd.append(f'--jobs={opts.jobs}')
 	if subcommand in ('run', 'build', 'config'):
@@ -232,7 +236,7 @@ def kunit_command(tree: Path, build_dir: Path, opts: RunOptions,
 		cmd += [f'--kconfig_add={o}' for o in opts.kconfig_add]
 	cmd += [f'--kunitconfig={k}' for k in opts.kunitconfigs]
 	qemu_args = opts.qemu_args
-	if opts.memory and opts.arch != 'um':
+	if opts.memory and arch.qemu:
 		# QEMU takes the last -m: this one, after kunit.py's.
 		qemu_args = f'{qemu_args} -m {opts.memory}'.strip()
 	if qemu_args:
@@ -375,8 +379,11 @@ def _make(tree: Path, build_dir: Path, opts: RunOptions,
 	  out: Any) -> Optional[float]:
 	"""Builds the kernel of a configured build_dir with plain make; the
 	seconds it took, or None if it did not build."""
-	make = ['make', f'ARCH={opts.arch}', f'O={build_dir}',
+	arch = arches.ARCHES[opts.arch]
+	make = ['make', f'ARCH={arch.name}', f'O={build_dir}',
 		f'--jobs={opts.jobs}', *opts.make_options]
+	if arch.cross_compile:
+		make.append(f'CROSS_COMPILE={arch.cross_compile}')
 	started = time.monotonic()
 	if _stream(make, tree, out, opts.quiet, opts.env, build_dir) != 0:
 		return None
@@ -388,7 +395,7 @@ def _run_kernel(tree: Path, build_dir: Path, opts: RunOptions,
 	"""Runs the kernel of build_dir, built first if build: kunit.py run
 	(or exec), or, for UML with opts.memory, _boot_uml(). Returns
 	kunit.py's exit code."""
-	if opts.memory and opts.arch == 'um':
+	if opts.memory and arches.ARCHES[opts.arch].uml:
 		return _boot_uml(tree, build_dir, opts, json_path, out, build)
 	return _stream(kunit_command(tree, build_dir, opts, json_path,
 				     'run' if build else 'exec'),
@@ -462,11 +469,12 @@ def _boot_uml(tree: Path, build_dir: Path, opts: RunOptions,
 			     tree, out, opts.quiet, opts.env, build_dir)
 		if rc != 0:
 			return rc
-	params = [str(build_dir / 'linux'), *opts.kernel_args]
+	arch = arches.ARCHES[opts.arch]
+	params = [str(build_dir / arch.image), *opts.kernel_args]
 	if opts.filter_glob:
 		params.append(f'kunit.filter_glob={opts.filter_glob}')
-	params += ['kunit.enable=1', f'mem={opts.memory}', 'console=tty',
-		   'kunit_shutdown=halt']
+	params += ['kunit.enable=1', f'mem={opts.memory}',
+		   f'console={arch.console}', 'kunit_shutdown=halt']
 	out.write('$ ' + ' '.join(params) + '\n')
 	out.flush()
 	console = build_dir / 'test.log'

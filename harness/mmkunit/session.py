@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
+from mmkunit import arches
 from mmkunit import deps
 from mmkunit import kernels
 from mmkunit import options
@@ -102,8 +103,7 @@ class Session:
 			reqs += deps.source_for(self.source.tarball)
 		elif not self.source.kernel:
 			reqs += deps.kernel_source(self.sources.kernel)
-		if self.build.arch == 'x86_64':
-			reqs += deps.X86_64
+		reqs += arches.ARCHES[self.build.arch].requirements
 		if self.build.ccache:
 			reqs += deps.CCACHE
 		for group in extra:
@@ -199,11 +199,11 @@ class Session:
 		       tree: trees.PreparedTree) -> runner.RunOptions:
 		"""QEMU runs use KVM if it really works here, else TCG
 		(options.with_accel); other runs are left as they are."""
-		if opts.arch != 'x86_64':
+		arch = arches.ARCHES[opts.arch]
+		if not arch.qemu:
 			return opts
 		return options.with_accel(
-			opts, self.cache,
-			tree.build_dir(self.build_key) / 'arch/x86/boot/bzImage')
+			opts, self.cache, tree.build_dir(self.build_key) / arch.image)
 
 	def report_context(self, source: Path,
 			   opts: runner.RunOptions) -> reports.Context:
@@ -212,7 +212,7 @@ class Session:
 		patches = [(p.name, p.text + b''.join(ov_.contents[f]
 						      for f in p.new_files))
 			   for p in ov_.patches]
-		env = ('UML' if opts.arch == 'um' else
+		env = ('UML' if arches.ARCHES[opts.arch].uml else
 		       f'QEMU {opts.arch} (TCG) {opts.qemu_args}'.strip())
 		return reports.Context(
 			arch=opts.arch,

@@ -22,12 +22,10 @@ import subprocess
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from mmkunit import arches
 from mmkunit import runner
 
 STAMP = 'mm-kunit-build.json'
-
-# What a build leaves, besides its objects: kunit.py exec boots the image.
-_IMAGE = {'um': 'linux', 'x86_64': 'arch/x86/boot/bzImage'}
 
 
 def inputs(source: str, series: str,
@@ -36,7 +34,7 @@ def inputs(source: str, series: str,
 	tree of source with series on it (Overlay.digest()), or None if the
 	harness cannot tell (kunit.py arguments of the user's own, an arch it
 	does not know)."""
-	if opts.kunit_args or opts.arch not in _IMAGE:
+	if opts.kunit_args or opts.arch not in arches.ARCHES:
 		return None
 	h = hashlib.sha256()
 	for part in (source, series, opts.arch, *opts.make_options, '\0',
@@ -49,7 +47,9 @@ def inputs(source: str, series: str,
 
 def _outputs(build_dir: Path, arch: str) -> Optional[Dict[str, List[int]]]:
 	out = {}
-	for name in ('.config', '.version', _IMAGE[arch]):
+	# What a build leaves, besides its objects: kunit.py exec boots the
+	# image.
+	for name in ('.config', '.version', arches.ARCHES[arch].image):
 		path = build_dir / name
 		if not path.is_file():
 			return None

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from mmkunit import arches
 from mmkunit import generated as gen
 from mmkunit import mutagen
 from mmkunit import runner
@@ -214,9 +215,10 @@ def test_timeout_is_five_baselines_and_at_least_the_minimum(
 					build_seconds=build)
 	assert gen.mutant_timeout('x86_64', base(50.0, 20.0)) == 150
 	assert gen.mutant_timeout('um', base(40.2, 34.0)) == 32
-	assert gen.mutant_timeout('um', base(9.0, 4.0)) == gen.MIN_TIMEOUT['um']
+	assert gen.mutant_timeout('um', base(9.0, 4.0)) == \
+		arches.ARCHES['um'].min_timeout
 	assert gen.mutant_timeout('x86_64', base(30.0, 25.0)) == \
-		gen.MIN_TIMEOUT['x86_64']
+		arches.ARCHES['x86_64'].min_timeout
 
 
 def test_a_mutants_run_is_quiet_once_and_stopped_at_the_timeout(

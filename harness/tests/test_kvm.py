@@ -8,6 +8,7 @@ import subprocess
 import textwrap
 import time
 from pathlib import Path
+from typing import Optional, Tuple
 
 import pytest
 
@@ -26,6 +27,12 @@ def fake_qemu(tmp_path: Path, output: str, code: int = 0) -> Path:
 		'''))
 	qemu.chmod(0o755)
 	return qemu
+
+
+def kvm_works(cache: Path, image: Optional[Path],
+	      qemu: str) -> Tuple[bool, str]:
+	"""kvm.kvm_works() with x86_64's console."""
+	return kvm.kvm_works(cache, image, qemu, 'ttyS0')
 
 
 @pytest.fixture
@@ -49,8 +56,8 @@ def test_probe_boot(tmp_path: Path, kvm_device: Path, output: str, code: int,
 		    usable: bool, why: str) -> None:
 	image = tmp_path / 'bzImage'
 	image.write_text('')
-	got, reason = kvm.kvm_works(tmp_path / 'cache', image,
-				    qemu=str(fake_qemu(tmp_path, output, code)))
+	got, reason = kvm_works(tmp_path / 'cache', image,
+				qemu=str(fake_qemu(tmp_path, output, code)))
 	assert got == usable
 	assert why in reason
 
@@ -59,8 +66,8 @@ def test_probe_is_cached_per_host(tmp_path: Path, kvm_device: Path) -> None:
 	image = tmp_path / 'bzImage'
 	image.write_text('')
 	qemu = str(fake_qemu(tmp_path, 'KVM internal error. Suberror: 1', 1))
-	first = kvm.kvm_works(tmp_path / 'cache', image, qemu=qemu)
-	second = kvm.kvm_works(tmp_path / 'cache', image, qemu=qemu)
+	first = kvm_works(tmp_path / 'cache', image, qemu=qemu)
+	second = kvm_works(tmp_path / 'cache', image, qemu=qemu)
 	assert first == second and not first[0]
 	assert (tmp_path / 'boots').read_text().count('boot') == 1
 
@@ -69,13 +76,13 @@ def test_no_probe_without_device_image_or_consent(
 		tmp_path: Path, kvm_device: Path,
 		monkeypatch: pytest.MonkeyPatch) -> None:
 	qemu = str(fake_qemu(tmp_path, 'Kernel panic - not syncing: VFS'))
-	assert kvm.kvm_works(tmp_path / 'c', None, qemu=qemu) == \
+	assert kvm_works(tmp_path / 'c', None, qemu=qemu) == \
 		(False, 'not probed yet: no kernel built to probe with')
 	monkeypatch.setenv('MM_KUNIT_KVM', '0')
-	assert kvm.kvm_works(tmp_path / 'c', tmp_path, qemu=qemu)[0] is False
+	assert kvm_works(tmp_path / 'c', tmp_path, qemu=qemu)[0] is False
 	monkeypatch.delenv('MM_KUNIT_KVM')
 	kvm_device.unlink()
-	assert 'is missing' in kvm.kvm_works(tmp_path / 'c', tmp_path, qemu=qemu)[1]
+	assert 'is missing' in kvm_works(tmp_path / 'c', tmp_path, qemu=qemu)[1]
 	assert not (tmp_path / 'boots').exists()
 
 
@@ -85,7 +92,7 @@ def test_probe_stops_a_hung_qemu_early(tmp_path: Path) -> None:
 	qemu.write_text('#!/bin/sh\necho "KVM internal error. Suberror: 1"\nexec sleep 30\n')
 	qemu.chmod(0o755)
 	start = time.monotonic()
-	usable, why = kvm.boot_under_kvm(str(qemu), tmp_path, timeout=20)
+	usable, why = kvm.boot_under_kvm(str(qemu), tmp_path, 'ttyS0', timeout=20)
 	assert (usable, why) == (False, 'the boot under KVM failed: KVM internal error')
 	assert time.monotonic() - start < 10
 
@@ -94,7 +101,7 @@ def test_probe_gives_up_on_silence(tmp_path: Path) -> None:
 	qemu = tmp_path / 'qemu'
 	qemu.write_text('#!/bin/sh\nexec sleep 30\n')
 	qemu.chmod(0o755)
-	assert kvm.boot_under_kvm(str(qemu), tmp_path, timeout=1) == \
+	assert kvm.boot_under_kvm(str(qemu), tmp_path, 'ttyS0', timeout=1) == \
 		(False, 'the boot under KVM did not end in 1 s')
 
 

@@ -84,10 +84,10 @@ def test_memory_holds_the_largest_page_cache_with_headroom() -> None:
 	seed = [s for s in replay.scenarios(SCENARIOS.read_text())
 		if s.scale is Scale.SEED]
 	# 7.5 GiB of page cache and 1 GiB beside it: 9 GiB in whole GiB.
-	assert replay.memory(seed) == '9G'
+	assert replay.memory(seed, 4096) == '9G'
 	fits = replay.Scenario(Scale.SEED, 'f', 1 << 18, 1 << 30,
 			       replay.Expect.ANY)
-	assert replay.memory([fits]) == '2G'
+	assert replay.memory([fits], 4096) == '2G'
 
 
 def test_the_full_build_holds_the_small_bounds_and_one_part_cannot() -> None:

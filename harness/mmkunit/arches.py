@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The arches the suites build and run on, one row each in ARCHES: what
+kunit.py, make, QEMU and the KVM probe, the build stamp, the generated
+mutants' timeouts and the replay need to know of each. The harness looks
+an arch up here rather than testing its name. Each has its kunit-configs/ARCH.config."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Dict, Optional, Tuple
+
+from mmkunit.deps import Requirement
+
+
+@dataclasses.dataclass(frozen=True)
+class Arch:
+	"""One arch: how it is built, booted and timed."""
+	# kunit.py's --arch and make's ARCH=, and the ARCH of
+	# kunit-configs/ARCH.config and ARCH-NAME.config.
+	name: str
+	# The kernel image kunit.py exec boots, relative to the build
+	# directory (what stamp.py checks a build left).
+	image: str
+	# The kernel's console: the console= of the harness's own boots (the
+	# KVM probe's, a UML boot with more memory than kunit.py gives).
+	console: str
+	# The generated mutants' baseline (the series without a mutant) is
+	# stopped after this many seconds: a clean run of every suite takes
+	# seconds on UML, well under a minute under TCG, and several times
+	# that under --config debug (generated.py).
+	baseline_timeout: int
+	# A mutant's run may take at least this many seconds, whatever the
+	# baseline took (generated.mutant_timeout()).
+	min_timeout: int
+	# The QEMU that boots the kernel and the Debian package that has it;
+	# None: UML, whose kernel the host runs as a program.
+	qemu: Optional[str] = None
+	qemu_package: Optional[str] = None
+	# QEMU's arguments from kunit.py's qemu_configs/ARCH.py, which the
+	# KVM probe boots with too.
+	qemu_params: Tuple[str, ...] = ()
+	# What building the kernel needs besides deps.BUILD.
+	build_deps: Tuple[Requirement, ...] = ()
+	# The cross compiler's prefix (kunit.py --cross_compile, make's
+	# CROSS_COMPILE=); None: the host's gcc.
+	cross_compile: Optional[str] = None
+	# The kernel's page size under its kunit-configs: the memory a replay
+	# scale needs is worked out with it (replay.memory()).
+	page_size: int = 4096
+
+	@property
+	def uml(self) -> bool:
+		"""Whether the kernel is UML: the host runs it, with no QEMU; UML's
+		gcov (coverage) and the lists of expected failures (fixes) are
+		UML's only."""
+		return self.qemu is None
+
+	@property
+	def runs_under(self) -> str:
+		"""What runs the kernel, as --help and the reports say it."""
+		return 'UML' if self.uml else 'QEMU'
+
+	@property
+	def requirements(self) -> Tuple[Requirement, ...]:
+		"""The Debian packages building and running the arch's kernel
+		needs besides deps.BUILD."""
+		qemu = ((Requirement(self.qemu_package, command=self.qemu),)
+			if self.qemu and self.qemu_package else ())
+		return qemu + self.build_deps
+
+
+ARCHES: Dict[str, Arch] = {a.name: a for a in (
+	Arch(name='um', image='linux', console='tty',
+	     baseline_timeout=300, min_timeout=30),
+	Arch(name='x86_64', image='arch/x86/boot/bzImage', console='ttyS0',
+	     qemu='qemu-system-x86_64', qemu_package='qemu-system-x86',
+	     # qemu_configs/x86_64.py's firmware.
+	     qemu_params=('-bios', 'qboot.rom'),
+	     # objtool's.
+	     build_deps=(Requirement('libelf-dev',
+				     path=Path('/usr/include/libelf.h')),),
+	     baseline_timeout=900, min_timeout=60),
+)}
