@@ -2,7 +2,8 @@
 """The arches the suites build and run on, one row each in ARCHES: what
 kunit.py, make, QEMU and the KVM probe, the build stamp, the generated
 mutants' timeouts and the replay need to know of each. The harness looks
-an arch up here rather than testing its name. Each has its kunit-configs/ARCH.config."""
+an arch up here rather than testing its name, and cli.py refuses one that
+is not here before any work. Each has its kunit-configs/ARCH.config."""
 
 from __future__ import annotations
 

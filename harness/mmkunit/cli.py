@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import (Any, Callable, Dict, Generic, List, Optional, Sequence,
 		    Tuple, Type, TypeVar)
 
+from mmkunit import arches
 from mmkunit import commits
 from mmkunit import deps
 from mmkunit import fixes
@@ -65,7 +66,10 @@ def _workers(p: argparse.ArgumentParser, what: str) -> None:
 
 def _build_opts(p: argparse.ArgumentParser) -> None:
 	p.add_argument('--arch', default=Build.arch,
-		       help='kunit.py --arch: um (default, UML) or x86_64 (QEMU)')
+		       help='kunit.py --arch, one of: ' + ', '.join(
+			       f'{a.name} ({a.runs_under}'
+			       f'{", the default" if a.name == Build.arch else ""})'
+			       for a in arches.ARCHES.values()))
 	p.add_argument('--jobs', type=int, default=Build.jobs,
 		       help='parallel make jobs (default: %(default)s)')
 	p.add_argument('--results', type=Path, metavar='DIR',
@@ -216,6 +220,9 @@ def _source(a: argparse.Namespace) -> Source:
 
 
 def _build(a: argparse.Namespace) -> Build:
+	if a.arch not in arches.ARCHES:
+		raise UsageError(f'--arch {a.arch}: unsupported (the arches: '
+				 f'{", ".join(arches.ARCHES)})')
 	return Build(arch=a.arch, jobs=a.jobs, results=a.results, quiet=a.quiet,
 		     config=a.config, ccache=not a.no_ccache,
 		     kunit_args=tuple(a.kunit_args))

@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The table of arches (arches.py): what the repository and the harness
-hold of each."""
+"""The table of arches (arches.py): what the repository, the harness and
+the command line hold of each."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
+
 from conftest import REPO
-from mmkunit import arches
+from mmkunit import arches, cli
 from mmkunit.request import Build
 
 KUNIT_CONFIGS = REPO / 'kunit-configs'
@@ -39,3 +43,14 @@ def test_qemu_arches_name_their_qemu_and_its_package() -> None:
 			(r.package, r.command) for r in arch.requirements]
 		assert arch.runs_under == 'QEMU'
 
+
+def test_arch_help_lists_exactly_the_table(
+		capsys: pytest.CaptureFixture[str]) -> None:
+	with pytest.raises(SystemExit):
+		cli.parse_args(['run', '--help'])
+	text = ' '.join(capsys.readouterr().out.split())
+	m = re.search(r'--arch ARCH (.*?) --jobs', text)
+	assert m, text
+	assert re.findall(r'(\S+) \((?:UML|QEMU)', m.group(1)) == \
+		list(arches.ARCHES)
+	assert f'{Build.arch} (UML, the default)' in m.group(1)

@@ -334,6 +334,13 @@ def test_each_command_parses_into_its_request() -> None:
 	(['--kernel', 'k', '--in-place', '--each-commit', 'A..B'],
 	 '--each-commit builds in a clone; it does not go with --in-place'),
 	(['export', '--base', 'HEAD'], '--base HEAD: not a commit id'),
+	(['--arch', 'sparc'],
+	 '--arch sparc: unsupported (the arches: um, x86_64)'),
+	(['mutants', '--arch', 'sparc'], '--arch sparc: unsupported'),
+	(['replay', '--arch', 'sparc64'], '--arch sparc64: unsupported'),
+	(['fixes', '--arch', 'x86'], '--arch x86: unsupported'),
+	(['coverage', '--arch', 'UM'], '--arch UM: unsupported'),
+	(['check', '--arch', ''], '--arch : unsupported'),
 ])
 def test_a_command_rejects_what_it_does_not_take(
 		argv: List[str], message: str,
