@@ -130,13 +130,16 @@ static inline unsigned long mm_kunit_vm_event(struct kunit *test,
  * A memory cgroup of the test's own, made as user space makes one: a
  * directory in the cgroup2 hierarchy, under the root, with the memory
  * controller enabled in the root's cgroup.subtree_control. Its lruvecs
- * hold nothing but what the test charges to it, and no reclaim but the
- * test's own visits them, so a test may move its counts, age it and
- * reclaim from it.
+ * hold nothing but what the test charges to it. Global reclaim visits
+ * them too, as it visits every memcg, but finds no folio it can isolate
+ * there while the test's folios lack PG_lru, and a child of the root gets
+ * the same effective protection whoever works it out; so a test may move
+ * its counts, age it and reclaim from it.
  */
 struct mm_kunit_memcg {
 	struct vfsmount *mnt;	/* cgroup2, mounted for the test */
 	struct mem_cgroup *memcg;
+	bool made;		/* the directory exists */
 	bool enabled;		/* the test enabled the controller */
 	char name[32];
 };
@@ -156,6 +159,46 @@ static inline int mm_kunit_subtree_control(struct vfsmount *mnt,
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * Mount cgroup2 with the hierarchy's options as they are: a mount from the
+ * initial cgroup namespace sets them all, for every mount.
+ */
+static inline struct vfsmount *mm_kunit_cgroup2_mount(void)
+{
+	/* The options, as cgroup_show_options() names them. */
+	static const struct {
+		unsigned int flag;
+		const char *name;
+	} opts[] = {
+		{ CGRP_ROOT_NS_DELEGATE, "nsdelegate" },
+		{ CGRP_ROOT_FAVOR_DYNMODS, "favordynmods" },
+		{ CGRP_ROOT_MEMORY_LOCAL_EVENTS, "memory_localevents" },
+		{ CGRP_ROOT_MEMORY_RECURSIVE_PROT, "memory_recursiveprot" },
+		{ CGRP_ROOT_MEMORY_HUGETLB_ACCOUNTING,
+		  "memory_hugetlb_accounting" },
+		{ CGRP_ROOT_PIDS_LOCAL_EVENTS, "pids_localevents" },
+	};
+	unsigned int flags = READ_ONCE(cgrp_dfl_root.flags);
+	struct file_system_type *fs;
+	struct vfsmount *mnt;
+	char data[128] = "";
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(opts); i++) {
+		if (!(flags & opts[i].flag))
+			continue;
+		if (data[0])
+			strlcat(data, ",", sizeof(data));
+		strlcat(data, opts[i].name, sizeof(data));
+	}
+	fs = get_fs_type("cgroup2");
+	if (!fs)
+		return ERR_PTR(-ENODEV);
+	mnt = vfs_kern_mount(fs, SB_KERNMOUNT, fs->name, data);
+	put_filesystem(fs);
+	return mnt;
+}
+
 /* As rmdir of the cgroup: its memcg goes offline, and away once unused. */
 static inline void mm_kunit_memcg_remove(void *data)
 {
@@ -163,17 +206,20 @@ static inline void mm_kunit_memcg_remove(void *data)
 	struct dentry *root = m->mnt->mnt_root;
 	struct dentry *dir;
 
-	if (m->memcg) {
+	if (m->memcg)
 		css_put(&m->memcg->css);
+	if (m->made) {
 		dir = start_removing(&nop_mnt_idmap, root, &QSTR(m->name));
+		WARN_ON(IS_ERR(dir));
 		if (!IS_ERR(dir)) {
-			vfs_rmdir(&nop_mnt_idmap, d_inode(root), dir, NULL);
+			WARN_ON(vfs_rmdir(&nop_mnt_idmap, d_inode(root), dir,
+					  NULL));
 			end_removing(dir);
 		}
 	}
 	if (m->enabled)
-		mm_kunit_subtree_control(m->mnt, "-memory");
-	kern_unmount(m->mnt);
+		WARN_ON(mm_kunit_subtree_control(m->mnt, "-memory"));
+	mntput(m->mnt);
 }
 
 static inline int mm_kunit_memcg_mkdir(struct mm_kunit_memcg *m)
@@ -189,6 +235,7 @@ static inline int mm_kunit_memcg_mkdir(struct mm_kunit_memcg *m)
 	end_creating(dir);
 	if (IS_ERR(dir))
 		return PTR_ERR(dir);
+	m->made = true;
 	/* kernfs leaves the dentry it was given negative: look it up. */
 	dir = lookup_one_positive_unlocked(&nop_mnt_idmap, &QSTR(m->name),
 					   root);
@@ -204,13 +251,14 @@ static inline int mm_kunit_memcg_mkdir(struct mm_kunit_memcg *m)
 
 /*
  * A memory cgroup of the test's own, removed when the test ends; skips the
- * test when memory cgroups are disabled.
+ * test when memory cgroups are disabled or their controller cannot be had
+ * on the cgroup2 hierarchy (bound to cgroup1).
  */
 static inline struct mem_cgroup *mm_kunit_memcg_create(struct kunit *test)
 {
 	static atomic_t serial = ATOMIC_INIT(0);
-	struct file_system_type *fs;
 	struct mm_kunit_memcg *m;
+	int err;
 
 	if (mem_cgroup_disabled())
 		kunit_skip(test, "memory cgroups are disabled");
@@ -218,19 +266,19 @@ static inline struct mem_cgroup *mm_kunit_memcg_create(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	snprintf(m->name, sizeof(m->name), "mm_kunit.%d",
 		 atomic_inc_return(&serial));
-	fs = get_fs_type("cgroup2");
-	KUNIT_ASSERT_NOT_NULL(test, fs);
-	m->mnt = kern_mount(fs);
-	put_filesystem(fs);
+	m->mnt = mm_kunit_cgroup2_mount();
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(m->mnt), "cgroup2 mount: %ld",
 			       PTR_ERR(m->mnt));
 	m->enabled = !(READ_ONCE(cgrp_dfl_root.cgrp.subtree_control) &
 		       BIT(memory_cgrp_id));
-	if (m->enabled && mm_kunit_subtree_control(m->mnt, "+memory"))
+	err = m->enabled ? mm_kunit_subtree_control(m->mnt, "+memory") : 0;
+	if (err)
 		m->enabled = false;
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, mm_kunit_memcg_remove,
 						  m));
+	if (err)
+		kunit_skip(test, "no memory controller on cgroup2: %d", err);
 	KUNIT_ASSERT_EQ(test, 0, mm_kunit_memcg_mkdir(m));
 	return m->memcg;
 }

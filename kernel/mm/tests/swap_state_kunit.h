@@ -911,18 +911,20 @@ static void swap_state_test_drop_swap_cache(void *data)
 	struct folio *folio;
 
 	for (offset = 0; offset < si->max; offset++) {
-		folio = swap_state_test_cached(si, offset);
+		swp_entry_t entry = swp_entry(si->type, offset);
+
+		folio = swap_cache_get_folio(entry);
 		if (!folio)
 			continue;
-		folio_get(folio);
 		/*
-		 * The backing store completes every read before it returns, so
-		 * no folio of the device is locked by now but by a swap-in that
-		 * never unlocked it: then this waits until the hung-task
-		 * detector names the test.
+		 * Reclaim or migration may hold the lock for a moment. The
+		 * backing store completes every read before it returns, so a
+		 * swap-in that never unlocked the folio leaves it locked for
+		 * good: then this waits until the hung-task detector names the
+		 * test.
 		 */
 		folio_lock(folio);
-		if (folio_test_swapcache(folio))
+		if (folio_matches_swap_entry(folio, entry))
 			swap_cache_del_folio(folio);
 		folio_unlock(folio);
 		folio_put(folio);
@@ -1967,14 +1969,16 @@ KUNIT_ARRAY_PARAM_DESC(swap_state_test_cluster, swap_state_test_cluster_cases,
 /*
  * Forget the window swapin_nr_pages() keeps, as it would after swap-ins
  * without hits: each halves it, down to 1. Its static state cannot be put
- * back; the test leaves it as any swap-in would.
+ * back; the test leaves it as any swap-in would. page_cluster and the
+ * global hits are put back when the test ends.
  */
-static void swap_state_test_forget_window(void)
+static void swap_state_test_forget_window(struct kunit *test)
 {
 	int i;
 
-	WRITE_ONCE(page_cluster, 3);
-	atomic_set(&swapin_readahead_hits, 0);
+	mm_kunit_set_knob(test, page_cluster, 3);
+	mm_kunit_set_knob(test, swapin_readahead_hits,
+			  (atomic_t)ATOMIC_INIT(0));
 	for (i = 0; i < 20; i++)
 		swapin_nr_pages(1000 + 10 * i);
 }
@@ -2019,8 +2023,7 @@ swap_state_test_cluster_setup(struct kunit *test,
 	else
 		mm_kunit_set_knob(test, nr_rotate_swap,
 				  (atomic_t)ATOMIC_INIT(1));
-	mm_kunit_set_knob(test, page_cluster, 3);
-	swap_state_test_forget_window();
+	swap_state_test_forget_window(test);
 	WRITE_ONCE(page_cluster, c->page_cluster);
 	atomic_set(&swapin_readahead_hits, c->hits);
 	*si = swap_state_test_swapon_dev(test, c->nr_pages);

@@ -2473,18 +2473,19 @@ static void vmscan_test_lists_del_action(void *folios)
 
 #ifdef CONFIG_MEMCG
 /*
- * Move the memcg's own counts of vmscan_test_moves by @sign times their
- * values, and flush them, so that its lruvec reads them at once. Only the
- * memcg's counts move (mod_memcg_lruvec_state()), and its ancestors' as
- * any memcg's events count there; the node's do not.
+ * Count the events of vmscan_test_moves on the memcg's lruvec, and flush
+ * them, so that its lruvec reads them at once. Only the memcg's counts
+ * move (mod_memcg_lruvec_state()), and its ancestors', as any memcg's
+ * events count there; the node's do not. Like any events they stay
+ * counted: their readers take differences.
  */
-static void vmscan_test_move(struct vmscan_test_target *t, int sign)
+static void vmscan_test_move(struct vmscan_test_target *t)
 {
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(vmscan_test_moves); i++)
 		mod_memcg_lruvec_state(t->lruvec, vmscan_test_moves[i].item,
-				       sign * vmscan_test_moves[i].nr);
+				       vmscan_test_moves[i].nr);
 	css_rstat_flush(&t->memcg->css);
 }
 
@@ -2500,23 +2501,27 @@ static void vmscan_test_target_init(struct kunit *test,
 	vmscan_test_list_folios(test, t->folios, orders, t->memcg);
 	t->lruvec = vmscan_test_lists_add(t->folios);
 	t->pgdat = lruvec_pgdat(t->lruvec);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test,
+						  vmscan_test_lists_del_action,
+						  t->folios));
 }
 #else
 /*
  * Without a memory controller or NUMA, the node's counts are the system's
- * (node_page_state() reads global_node_page_state()): the counts of
- * vmscan_test_moves move on the node's lruvec, by 1024 times their values,
- * more than any per-CPU threshold, so that they reach the counts at once.
- * They are events, whose readers take differences; the test takes them
- * back when it ends.
+ * (node_page_state() reads global_node_page_state()): the events of
+ * vmscan_test_moves are counted on the node's lruvec, 1024 times their
+ * values, more than any per-CPU threshold, so that they reach the counts
+ * at once. Like any events they stay counted: their readers take
+ * differences, and a count taken back would read as a negative one.
  */
-static void vmscan_test_move(struct vmscan_test_target *t, int sign)
+static void vmscan_test_move(struct vmscan_test_target *t)
 {
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(vmscan_test_moves); i++)
 		mod_lruvec_state(t->node_lruvec, vmscan_test_moves[i].item,
-				 sign * vmscan_test_moves[i].nr * 1024);
+				 vmscan_test_moves[i].nr * 1024);
 }
 
 /*
@@ -2537,10 +2542,14 @@ static void vmscan_test_target_init(struct kunit *test,
 
 	if (IS_ENABLED(CONFIG_NUMA))
 		kunit_skip(test, "a node's counts are its own with NUMA");
-	vmscan_test_list_folios(test, t->folios, orders, NULL);
-	t->node_lruvec = vmscan_test_lists_add(t->folios);
 	pgdat = kunit_kzalloc(test, sizeof(*pgdat), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, pgdat);
+	vmscan_test_list_folios(test, t->folios, orders, NULL);
+	t->node_lruvec = vmscan_test_lists_add(t->folios);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test,
+						  vmscan_test_lists_del_action,
+						  t->folios));
 	pgdat->node_id = lruvec_pgdat(t->node_lruvec)->node_id;
 	pgdat->node_zones[0].zone_pgdat = pgdat;
 	atomic_long_set(&pgdat->node_zones[0].managed_pages, 1);
@@ -2550,26 +2559,15 @@ static void vmscan_test_target_init(struct kunit *test,
 }
 #endif
 
-static void vmscan_test_unmove(void *t)
-{
-	vmscan_test_move(t, -1);
-}
-
 /*
  * The lruvec and node prepare_scan_control() is given for a case with
- * lists of @orders, and its counts moved until the test ends.
+ * lists of @orders, and its counts moved.
  */
 static void vmscan_test_target(struct kunit *test, const unsigned int *orders,
 			       struct vmscan_test_target *t)
 {
 	vmscan_test_target_init(test, orders, t);
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test,
-						  vmscan_test_lists_del_action,
-						  t->folios));
-	vmscan_test_move(t, 1);
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, vmscan_test_unmove, t));
+	vmscan_test_move(t);
 }
 
 /*
@@ -2858,15 +2856,36 @@ kunit_test_suites(&vmscan_test_mglru_suite, &vmscan_test_balance_suite);
 
 /*
  * Age @lruvec by one generation, as a write of "+ memcg_id node_id
- * max_gen" to the lru_gen debugfs file does: try_to_inc_max_seq() from
- * its max_seq, at its memcg's swappiness. For the workingset tests
- * (mm/tests/workingset_kunit.h), on an lruvec of a memcg of their own.
+ * max_gen" to the lru_gen debugfs file does (lru_gen_seq_write() and
+ * run_aging()): with a reclaim state and an mm walk of the task's own,
+ * no reclaim from its allocations, and the lruvec's swappiness. For the
+ * workingset tests (mm/tests/workingset_kunit.h), on an lruvec of a memcg
+ * of their own.
  */
 bool mm_kunit_lru_gen_age(struct lruvec *lruvec)
 {
-	return try_to_inc_max_seq(lruvec, READ_ONCE(lruvec->lrugen.max_seq),
-				  mem_cgroup_swappiness(lruvec_memcg(lruvec)),
-				  false);
+	struct scan_control sc = {
+		.may_writepage = true,
+		.may_unmap = true,
+		.may_swap = true,
+		.reclaim_idx = MAX_NR_ZONES - 1,
+		.gfp_mask = GFP_KERNEL,
+		.proactive = true,
+		.target_mem_cgroup = lruvec_memcg(lruvec),
+	};
+	unsigned int flags;
+	bool aged = false;
+
+	set_task_reclaim_state(current, &sc.reclaim_state);
+	flags = memalloc_noreclaim_save();
+	if (set_mm_walk(NULL, true))
+		aged = try_to_inc_max_seq(lruvec,
+					  READ_ONCE(lruvec->lrugen.max_seq),
+					  get_swappiness(lruvec, &sc), false);
+	clear_mm_walk();
+	memalloc_noreclaim_restore(flags);
+	set_task_reclaim_state(current, NULL);
+	return aged;
 }
 
 #endif /* CONFIG_MM_VMSCAN_KUNIT_TEST */
