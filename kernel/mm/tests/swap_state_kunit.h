@@ -229,6 +229,23 @@ static void swap_state_test_nr_pages(struct kunit *test)
 }
 
 /*
+ * Forget the window swapin_nr_pages() keeps, as it would after swap-ins
+ * without hits: each halves it, down to 1. Its static state cannot be put
+ * back; the test leaves it as any swap-in would. page_cluster and the
+ * global hits are put back when the test ends.
+ */
+static void swap_state_test_forget_window(struct kunit *test)
+{
+	int i;
+
+	mm_kunit_set_knob(test, page_cluster, 3);
+	mm_kunit_set_knob(test, swapin_readahead_hits,
+			  (atomic_t)ATOMIC_INIT(0));
+	for (i = 0; i < 20; i++)
+		swapin_nr_pages(1000 + 10 * i);
+}
+
+/*
  * swapin_nr_pages(), the window of the swap readahead that no VMA guides,
  * keeps state between calls: it takes the readahead hits counted since the
  * last call (and leaves none), remembers the offset of a call that had no
@@ -241,18 +258,12 @@ static void swap_state_test_nr_pages(struct kunit *test)
  */
 static void swap_state_test_nr_pages_keeps_state(struct kunit *test)
 {
-	int i;
-
-	mm_kunit_set_knob(test, page_cluster, 3);
-	mm_kunit_set_knob(test, swapin_readahead_hits,
-			  (atomic_t)ATOMIC_INIT(0));
 	/*
 	 * Whatever earlier calls left: 20 calls without hits, none adjacent
 	 * to the last, halve any window there was down to 1, and remember
 	 * offset 1190.
 	 */
-	for (i = 0; i < 20; i++)
-		swapin_nr_pages(1000 + 10 * i);
+	swap_state_test_forget_window(test);
 
 	/* No hits, adjacent to the offset remembered: 2. */
 	KUNIT_EXPECT_EQ(test, 2UL, swapin_nr_pages(1191));
@@ -1965,23 +1976,6 @@ static const struct swap_state_test_cluster_case swap_state_test_cluster_cases[]
 
 KUNIT_ARRAY_PARAM_DESC(swap_state_test_cluster, swap_state_test_cluster_cases,
 		       desc);
-
-/*
- * Forget the window swapin_nr_pages() keeps, as it would after swap-ins
- * without hits: each halves it, down to 1. Its static state cannot be put
- * back; the test leaves it as any swap-in would. page_cluster and the
- * global hits are put back when the test ends.
- */
-static void swap_state_test_forget_window(struct kunit *test)
-{
-	int i;
-
-	mm_kunit_set_knob(test, page_cluster, 3);
-	mm_kunit_set_knob(test, swapin_readahead_hits,
-			  (atomic_t)ATOMIC_INIT(0));
-	for (i = 0; i < 20; i++)
-		swapin_nr_pages(1000 + 10 * i);
-}
 
 /* The case's slots are read, the target's as the target, the others ahead. */
 static void swap_state_test_check_cluster_slot(struct kunit *test,
