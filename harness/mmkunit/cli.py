@@ -157,6 +157,10 @@ def _mutants_args(p: argparse.ArgumentParser) -> None:
 		       'functions (kernel/pinned), each classified as killed, '
 		       'survived, unviable or equivalent, and a score per '
 		       'function; MUTANT names functions then')
+	p.add_argument('--rebuild', action='store_true',
+		       help='with --generated: build each mutant into a kernel '
+		       'of its own, instead of many into one behind a boot '
+		       'option (mutant schemata; slower, for checking them)')
 	p.add_argument('--in-diff', metavar='A..B',
 		       help='with --generated and --kernel (a git tree): only '
 		       'the mutants on lines that A..B changes')
@@ -268,11 +272,13 @@ def _export_request(a: argparse.Namespace, src: Source) -> ExportRequest:
 def _mutants_request(a: argparse.Namespace, src: Source) -> MutantsRequest:
 	if a.operator and not a.generated:
 		raise UsageError('--operator needs --generated')
+	if a.rebuild and not a.generated:
+		raise UsageError('--rebuild needs --generated')
 	return MutantsRequest(src, _build(a), workers=a.workers,
 			      mutants=tuple(a.mutant), generated=a.generated,
 			      in_diff=a.in_diff, operators=a.operator,
 			      sample=a.sample, seed=a.seed, shard=a.shard,
-			      merge=tuple(a.merge))
+			      merge=tuple(a.merge), rebuild=a.rebuild)
 
 
 R = TypeVar('R', bound=Request)

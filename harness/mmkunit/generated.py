@@ -17,6 +17,7 @@ score = killed / (killed + survived), per function.
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import difflib
 import enum
@@ -33,9 +34,12 @@ from mmkunit import kconfig
 from mmkunit import listfile
 from mmkunit import mutagen
 from mmkunit import overlay as ov
+from mmkunit import progress
+from mmkunit import schemata
 from mmkunit import tce
 from mmkunit import trees
 from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED, MutantsRequest
+from mmkunit import runner
 from mmkunit.runner import RunOptions, RunResult, Status
 from mmkunit.session import HarnessError, Session
 
@@ -295,37 +299,37 @@ def _run(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 	if any(m.function in here for m in found):
 		timeout = _baseline(s, tree)
 	opts = _options(s, tree, timeout)
+	globs = _globs(pinned)
 	comparers: Dict[Path, tce.Comparer] = {}
-
-	def job(m: mutagen.Mutant) -> jobs.Job:
-		def run(t: trees.PreparedTree) -> Scored:
-			diff = m.diff(sources[m.path])
-			if m.function not in here:
-				return Scored(m, Outcome.NOT_HERE, diff=diff,
-					      detail='scored on ' + ' '.join(
-						      arches[m.function]))
-			patch = ov.Patch(f'{m.id}.patch', Path(m.id), diff.encode(),
-					 (m.path,))
-			scored = _tce(s, t, m, sources[m.path], patch, comparers)
-			if scored is None:
-				scored = _run_mutant(s, t, m, patch,
-						     f'mutant {m.id}', opts, timeout)
-			scored.diff = diff
-			if scored.outcome == Outcome.SURVIVED and m.id in reviewed \
-			   and reviewed[m.id].applies(arch):
-				scored.outcome = Outcome.REVIEWED
-				scored.detail = reviewed[m.id].why
-			return scored
-		return run
-
+	out: Dict[str, Scored] = {}
+	for m in found:
+		if m.function not in here:
+			out[m.id] = Scored(m, Outcome.NOT_HERE,
+					   diff=m.diff(sources[m.path]),
+					   detail='scored on ' + ' '.join(
+						   arches[m.function]))
+	todo = [m for m in found if m.id not in out]
 	try:
-		done = jobs.run_jobs(s, tree, req.workers, [job(m) for m in found],
-				     opts, configured=bool(timeout))
+		if req.rebuild:
+			rebuilt = todo
+		else:
+			by_schema, rebuilt = _by_schema(
+				s, req, tree, todo, sources, pinned, globs, opts,
+				timeout, results, comparers)
+			out.update((r.mutant.id, r) for r in by_schema)
+		for r in _by_rebuild(s, req, tree, rebuilt, sources, globs, opts,
+				     timeout, comparers):
+			out[r.mutant.id] = r
 	finally:
 		for c in comparers.values():
 			c.close()
-	scored = [r for r in done if isinstance(r, Scored)]
-	scored = _recheck(s, req, tree, scored)
+	scored = [out[m.id] for m in found if m.id in out]
+	for r in scored:
+		if r.outcome == Outcome.SURVIVED and r.mutant.id in reviewed \
+		   and reviewed[r.mutant.id].applies(arch):
+			r.outcome = Outcome.REVIEWED
+			r.detail = reviewed[r.mutant.id].why
+	scored = _recheck(s, req, tree, scored, sources, pinned, globs)
 	(results / 'mutants.json').write_text(json.dumps(
 		{'arch': arch, 'mutants': [r.to_json() for r in scored]},
 		indent=1) + '\n')
@@ -347,6 +351,173 @@ def _run(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 		      f'(threshold {THRESHOLD}%)')
 		return EXIT_OK if sample_passes(scored) else EXIT_TESTS_FAILED
 	return EXIT_OK if passes(scored) else EXIT_TESTS_FAILED
+
+
+def _globs(pinned: Sequence[mutagen.Pinned]) -> Dict[str, str]:
+	"""The suites a mutant is run with, by its file: those pinned to
+	the file's functions (a KUnit filter glob)."""
+	return {path: schemata.suites_glob([p.suite for p in pinned
+					    if p.path == path])
+		for path in {p.path for p in pinned}}
+
+
+def _by_rebuild(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
+		mutants: Sequence[mutagen.Mutant], sources: Dict[str, bytes],
+		globs: Dict[str, str], opts: RunOptions, timeout: int,
+		comparers: Optional[Dict[Path, tce.Comparer]]) -> List[Scored]:
+	"""Each mutant compiled alone (TCE, unless comparers is None), and
+	built into a kernel and run unless that says it is equivalent or
+	unviable."""
+	def job(m: mutagen.Mutant) -> jobs.Job:
+		def run(t: trees.PreparedTree) -> Scored:
+			diff = m.diff(sources[m.path])
+			patch = ov.Patch(f'{m.id}.patch', Path(m.id), diff.encode(),
+					 (m.path,))
+			scored = None if comparers is None else _tce(
+				s, t, m, sources[m.path], patch, comparers)
+			if scored is None:
+				scored = _run_mutant(
+					s, t, m, patch, f'mutant {m.id}',
+					dataclasses.replace(
+						opts, filter_glob=globs[m.path]),
+					timeout)
+			scored.diff = diff
+			return scored
+		return run
+
+	if not mutants:
+		return []
+	done = jobs.run_jobs(s, tree, req.workers, [job(m) for m in mutants],
+			     opts, configured=bool(timeout))
+	return [r for r in done if isinstance(r, Scored)]
+
+
+def _by_schema(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
+	       mutants: Sequence[mutagen.Mutant], sources: Dict[str, bytes],
+	       pinned: Sequence[mutagen.Pinned], globs: Dict[str, str],
+	       opts: RunOptions, timeout: int, results: Path,
+	       comparers: Dict[Path, tce.Comparer]
+	       ) -> Tuple[List[Scored], List[mutagen.Mutant]]:
+	"""The mutants in schemata (schemata.py): a kernel a layer, a boot a
+	mutant; a survivor then compiled alone (TCE), which may find it
+	equivalent or unviable. Returns what they scored, and the mutants no
+	schema could hold (to be built alone)."""
+	scored = _schema_pass(s, req, tree, mutants, sources, pinned, globs,
+			      opts, timeout, results / 'schemata')
+	out: List[Scored] = []
+	rebuilt = [m for m in mutants if m.id not in {r.mutant.id for r in scored}]
+	with tree.locked():
+		for r in scored:
+			if r.outcome == Outcome.SURVIVED:
+				m = r.mutant
+				patch = ov.Patch(f'{m.id}.patch', Path(m.id),
+						 r.diff.encode(), (m.path,))
+				same = _tce(s, tree, m, sources[m.path], patch,
+					    comparers)
+				if same is not None:
+					same.diff = r.diff
+					same.seconds += r.seconds
+					r = same
+			out.append(r)
+		s.put_series(tree)
+	return out, rebuilt
+
+
+def _schema_pass(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
+		 mutants: Sequence[mutagen.Mutant], sources: Dict[str, bytes],
+		 pinned: Sequence[mutagen.Pinned], globs: Dict[str, str],
+		 opts: RunOptions, timeout: int, results: Path) -> List[Scored]:
+	"""Each layer's schemata built into tree's kernel, and each mutant it
+	holds booted with its suites."""
+	if not mutants:
+		return []
+	definer = min(p.path for p in pinned if p.path.endswith('.c'))
+	files = dict(sources)
+	if definer not in files:
+		files[definer] = (tree.src / definer).read_bytes()
+	numbers = schemata.numbering(mutants)
+	build_dir = tree.build_dir(s.build_key)
+	out: List[Scored] = []
+	results.mkdir(parents=True, exist_ok=True)
+	with tree.locked():
+		try:
+			for i, layer in enumerate(schemata.layers(mutants)):
+				built = schemata.build(s, tree, layer, files, numbers,
+						       definer,
+						       results / f'build-{i + 1}.log')
+				print(f'mm-kunit: schema {i + 1}: {len(built.numbers)} '
+				      f'mutants in one kernel ({built.seconds:.0f} s '
+				      f'to build), {len(built.refused)} to build alone')
+				out += _boot_all(s, req, build_dir, built, sources,
+						 globs, opts, timeout,
+						 results / f'schema-{i + 1}')
+		finally:
+			s.put_series(tree)
+	return out
+
+
+def _boot_all(s: Session, req: MutantsRequest, build_dir: Path,
+	      built: schemata.Built, sources: Dict[str, bytes],
+	      globs: Dict[str, str], opts: RunOptions, timeout: int,
+	      results: Path) -> List[Scored]:
+	"""Boots the schema kernel once for each mutant it holds, with its
+	file's suites: on one CPU first where the arch can (arches.py), and
+	a survivor of that again as the arch boots. Before them, each way
+	of booting runs each file's suites with no mutant: that must pass,
+	and sets the mutants' timeout (schemata.MIN_TIMEOUT)."""
+	results.mkdir(parents=True, exist_ok=True)
+	todo = sorted(built.numbers.items())
+	one_cpu = arches.ARCHES[s.build.arch].one_cpu
+	ways = [dataclasses.replace(opts, kernel_args=[*opts.kernel_args,
+						       *one_cpu])] \
+		if one_cpu else []
+	ways.append(opts)
+	timeouts: Dict[Tuple[int, str], float] = {}
+	for w, way in enumerate(ways):
+		for path in sorted({m.path for _, m in todo}):
+			none = schemata.boot_uml(
+				build_dir, dataclasses.replace(way, filter_glob=globs[path]),
+				0, arches.ARCHES[s.build.arch].baseline_timeout,
+				results / f'none-{w}-{path.replace("/", "-")}.log')
+			if none.verdict != 'passed':
+				raise HarnessError(
+					f'the schema kernel fails {globs[path]} with no '
+					f'mutant ({none.verdict}: {none.detail}; see '
+					f'{results})')
+			timeouts[w, path] = max(schemata.MIN_TIMEOUT,
+						TIMEOUT_MULTIPLIER * none.seconds)
+
+	def one(item: Tuple[int, mutagen.Mutant]) -> Scored:
+		n, m = item
+		console = results / f'{n}.log'
+		seconds = 0.0
+		for w, way in enumerate(ways):
+			b = schemata.boot_uml(
+				build_dir, dataclasses.replace(way, filter_glob=globs[m.path]),
+				n, timeouts[w, m.path], console)
+			seconds += b.seconds
+			if b.verdict != 'passed':
+				break
+		outcome = {'failed': Outcome.KILLED, 'crashed': Outcome.CRASHED,
+			   'timeout': Outcome.TIMEOUT, 'passed': Outcome.SURVIVED,
+			   'no tests': Outcome.CRASHED}[b.verdict]
+		if b.verdict == 'failed':
+			console.unlink()
+		detail = b.detail or ('the kernel ran no test'
+				      if b.verdict == 'no tests' else '')
+		return Scored(m, outcome, list(b.tests), detail,
+			      m.diff(sources[m.path]), seconds)
+
+	done = 0
+	out: List[Scored] = []
+	with concurrent.futures.ThreadPoolExecutor(max(1, req.workers)) as pool:
+		for r in pool.map(one, todo):
+			out.append(r)
+			done += 1
+			if done % 100 == 0:
+				progress.progress(f'mutant schemata: {done} of '
+						  f'{len(todo)} booted')
+	return out
 
 
 def _run_mutant(s: Session, t: trees.PreparedTree, m: mutagen.Mutant,
@@ -396,7 +567,9 @@ def _baseline(s: Session, tree: trees.PreparedTree) -> int:
 
 
 def _recheck(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
-	     scored: List[Scored]) -> List[Scored]:
+	     scored: List[Scored], sources: Dict[str, bytes],
+	     pinned: Sequence[mutagen.Pinned],
+	     globs: Dict[str, str]) -> List[Scored]:
 	"""Runs the survivors again under each configuration of CHECKERS
 	the arch has, in turn, if the run was without one: a mutant that
 	fails there is killed, with the configuration in its detail."""
@@ -404,14 +577,19 @@ def _recheck(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 		return scored
 	for config in CHECKERS:
 		if s.config_file(f'{s.build.arch}-{config}.config').is_file():
-			scored = _recheck_under(s, req, tree, scored, config)
+			scored = _recheck_under(s, req, tree, scored, config,
+						sources, pinned, globs)
 	return scored
 
 
 def _recheck_under(s: Session, req: MutantsRequest,
 		   tree: trees.PreparedTree, scored: List[Scored],
-		   config: str) -> List[Scored]:
-	"""The survivors of scored, run again under --config config."""
+		   config: str, sources: Dict[str, bytes],
+		   pinned: Sequence[mutagen.Pinned],
+		   globs: Dict[str, str]) -> List[Scored]:
+	"""The survivors of scored, run again under --config config: in
+	schemata of their own (or each alone, with --rebuild or where no
+	schema holds it)."""
 	survivors = [i for i, r in enumerate(scored)
 		     if r.outcome == Outcome.SURVIVED]
 	if not survivors:
@@ -422,32 +600,27 @@ def _recheck_under(s: Session, req: MutantsRequest,
 	      f'--config {config}')
 	timeout = _baseline(checked, tree)
 	opts = _options(checked, tree, timeout)
-
-	def job(r: Scored) -> jobs.Job:
-		def run(t: trees.PreparedTree) -> Scored:
-			m = r.mutant
-			patch = ov.Patch(f'{m.id}.patch', Path(m.id),
-					 r.diff.encode(), (m.path,))
-			again = _run_mutant(checked, t, m, patch,
-					    f'mutant {m.id} {config}', opts,
-					    timeout)
-			if not again.outcome.killed:
-				return r
-			again.diff = r.diff
-			again.seconds += r.seconds
-			again.detail = '; '.join(
-				x for x in (f'under --config {config}',
-					    again.detail) if x)
-			return again
-		return run
-
-	done = jobs.run_jobs(checked, tree, req.workers,
-			     [job(scored[i]) for i in survivors], opts,
-			     configured=True)
+	todo = [scored[i].mutant for i in survivors]
+	again: Dict[str, Scored] = {}
+	if not req.rebuild:
+		again = {r.mutant.id: r for r in _schema_pass(
+			checked, req, tree, todo, sources, pinned, globs, opts,
+			timeout, runner.new_results_dir(
+				s.cache, f'{s.build.arch}-{config}-schemata'))}
+	for r in _by_rebuild(checked, req, tree,
+			     [m for m in todo if m.id not in again], sources,
+			     globs, opts, timeout, None):
+		again[r.mutant.id] = r
 	out = list(scored)
-	for i, r in zip(survivors, done):
-		if isinstance(r, Scored):
-			out[i] = r
+	for i in survivors:
+		r, new = scored[i], again.get(scored[i].mutant.id)
+		if new is None or not new.outcome.killed:
+			continue
+		new.diff = r.diff
+		new.seconds += r.seconds
+		new.detail = '; '.join(x for x in (f'under --config {config}',
+						   new.detail) if x)
+		out[i] = new
 	return out
 
 

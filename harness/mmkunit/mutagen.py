@@ -85,6 +85,13 @@ class Mutant:
 	end: int
 	original: str
 	replacement: str
+	# The smallest whole expression or statement the edit lies in (its
+	# byte offsets), and whether it is a statement (a deleted one, two
+	# swapped): what a schema (schemata.py) chooses between. 0, 0: not
+	# known (a mutant read back from a report).
+	region_start: int = 0
+	region_end: int = 0
+	statement: bool = False
 
 	@property
 	def id(self) -> str:
@@ -93,6 +100,12 @@ class Mutant:
 	def apply(self, source: bytes) -> bytes:
 		return (source[:self.start] + self.replacement.encode() +
 			source[self.end:])
+
+	def mutated_region(self, source: bytes) -> bytes:
+		"""The text of the region with the edit made."""
+		return (source[self.region_start:self.start] +
+			self.replacement.encode() +
+			source[self.end:self.region_end])
 
 	def diff(self, source: bytes) -> str:
 		"""The mutant as a unified diff of its file (for `patch -p1`)."""
@@ -370,6 +383,23 @@ def _alone(stmt: Any, source: bytes) -> bool:
 		not source[stmt.end_byte:end].strip()
 
 
+def _region(node: Any, target: Any, op: str) -> Tuple[Any, bool]:
+	"""The whole expression or statement an edit of target (which
+	_edits() found at node) lies in, and whether it is a statement."""
+	kind = op.split(':')[0]
+	if kind in ('delete', 'order'):
+		return target, True
+	if kind == 'swap':
+		# Two arguments: the call they are passed to.
+		return node.parent, False
+	if kind in ('ror', 'aor', 'bor', 'lor'):
+		# An operator: the expression it is the operator of.
+		return node, False
+	# The edit replaces an expression whole: a condition, a constant,
+	# a returned value, a call.
+	return target, False
+
+
 @dataclasses.dataclass(frozen=True)
 class _Span:
 	"""Two sibling nodes and what lies between them, as one node."""
@@ -407,11 +437,13 @@ def generate(source: bytes, path: str, function: str) -> List[Mutant]:
 					continue
 				seen.add(key)
 				row, col = target.start_point
+				region, statement = _region(node, target, op)
 				out.append(Mutant(
 					path, function, row + 1, col + 1, op,
 					target.start_byte, target.end_byte,
 					source[target.start_byte:target.end_byte].decode(),
-					new))
+					new, region.start_byte, region.end_byte,
+					statement))
 	out.sort(key=lambda m: (m.start, m.end, m.operator))
 	return out
 

@@ -375,6 +375,14 @@ def _run_once(tree: Path, build_dir: Path, opts: RunOptions,
 	return result, lines
 
 
+def make(tree: Path, build_dir: Path, opts: RunOptions,
+	 log: Path) -> Optional[float]:
+	"""Builds the kernel of a configured build_dir, make's output in
+	log; the seconds it took, or None if it did not build."""
+	with open(log, 'w') as out:
+		return _make(tree, build_dir, opts, out)
+
+
 def _make(tree: Path, build_dir: Path, opts: RunOptions,
 	  out: Any) -> Optional[float]:
 	"""Builds the kernel of a configured build_dir with plain make; the
@@ -454,6 +462,17 @@ def _read_cases(json_path: Path, lines: Sequence[ktap.KtapLine],
 		result.error = 'no test ran (does the filter match any test?)'
 
 
+def uml_command(build_dir: Path, opts: RunOptions) -> List[str]:
+	"""The UML kernel of build_dir with the arguments kunit.py boots it
+	with (its memory opts.memory, else kunit.py's 1G)."""
+	arch = arches.ARCHES[opts.arch]
+	params = [str(build_dir / arch.image), *opts.kernel_args]
+	if opts.filter_glob:
+		params.append(f'kunit.filter_glob={opts.filter_glob}')
+	return params + ['kunit.enable=1', f'mem={opts.memory or "1G"}',
+			 f'console={arch.console}', 'kunit_shutdown=halt']
+
+
 def _boot_uml(tree: Path, build_dir: Path, opts: RunOptions,
 	      json_path: Path, out: Any, build: bool) -> int:
 	"""Builds (with kunit.py build, if build) and boots the UML kernel with
@@ -469,12 +488,7 @@ def _boot_uml(tree: Path, build_dir: Path, opts: RunOptions,
 			     tree, out, opts.quiet, opts.env, build_dir)
 		if rc != 0:
 			return rc
-	arch = arches.ARCHES[opts.arch]
-	params = [str(build_dir / arch.image), *opts.kernel_args]
-	if opts.filter_glob:
-		params.append(f'kunit.filter_glob={opts.filter_glob}')
-	params += ['kunit.enable=1', f'mem={opts.memory}',
-		   f'console={arch.console}', 'kunit_shutdown=halt']
+	params = uml_command(build_dir, opts)
 	out.write('$ ' + ' '.join(params) + '\n')
 	out.flush()
 	console = build_dir / 'test.log'

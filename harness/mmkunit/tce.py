@@ -87,6 +87,23 @@ def _local_names(obj: Path) -> List[str]:
 	return list(names)
 
 
+def compiles(build_dir: Path, obj: str) -> Tuple[bool, str]:
+	"""Whether obj's unit compiles as the tree is now, with kbuild's
+	command (its object thrown away); the compiler's complaint if not,
+	its columns counted in bytes."""
+	with tempfile.TemporaryDirectory(prefix='mm-kunit-cc-') as tmp:
+		out = Path(tmp) / 'unit.o'
+		command = compile_command(build_dir, obj)
+		# Columns in bytes, not in tabs expanded to 8 (schemata.blamed()).
+		cmd = re.sub(r'-Wp,-MMD,\S+', '-fdiagnostics-column-unit=byte',
+			     command)
+		cmd = re.sub(rf'(?<=\s){re.escape(obj)}(?=\s|$)',
+			     shlex.quote(str(out)), cmd)
+		proc = subprocess.run(['sh', '-c', cmd], cwd=build_dir,
+				      text=True, capture_output=True)
+	return proc.returncode == 0, (proc.stderr or proc.stdout).strip()
+
+
 class Comparer:
 	"""Compiles translation units of one build directory and compares
 	them with their original, which is compiled once per unit."""

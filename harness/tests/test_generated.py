@@ -151,7 +151,10 @@ def test_survivors_run_again_under_the_checkers(
 	main.overlay
 	# The survivors run against the suites the first pass loaded.
 	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(tmp_path / 'changed'))
-	out = gen._recheck(main, request.MutantsRequest(), None, rs)
+	sources = {'mm/x.c': b'a < b\n'}
+	globs = {'mm/x.c': 's'}
+	out = gen._recheck(main, request.MutantsRequest(rebuild=True), None, rs,
+			   sources, [], globs)
 	assert seen == [('debug', 'baseline'), ('debug', 'f:2:5:ror:<=.patch'),
 			('debug', 'f:3:5:ror:<=.patch'),
 			('distro', 'baseline'), ('distro', 'f:3:5:ror:<=.patch')]
@@ -164,8 +167,28 @@ def test_survivors_run_again_under_the_checkers(
 	debug = Session(request.Source(cache=tmp_path),
 			request.Build(config='debug'))
 	seen.clear()
-	assert gen._recheck(debug, request.MutantsRequest(), None, rs) == rs
+	assert gen._recheck(debug, request.MutantsRequest(), None, rs,
+			    sources, [], globs) == rs
 	assert not seen
+	# In schemata (the default), the same survivors, the same outcomes;
+	# a survivor no schema holds is built alone.
+	seen.clear()
+
+	def schema_pass(s, req, tree, mutants, sources, pinned, globs, opts,
+			timeout, results):
+		seen.append((s.build.config, 'schema', [m.line for m in mutants]))
+		return [gen.Scored(m, O.KILLED if m.line == 2 else O.SURVIVED)
+			for m in mutants if m.line != 3 or s.build.config != 'distro']
+
+	monkeypatch.setattr(gen, '_schema_pass', schema_pass)
+	out = gen._recheck(main, request.MutantsRequest(), None, rs, sources,
+			   [], globs)
+	assert seen == [('debug', 'baseline'), ('debug', 'schema', [2, 3]),
+			('distro', 'baseline'), ('distro', 'schema', [3]),
+			('distro', 'f:3:5:ror:<=.patch')]
+	assert [r.outcome for r in out] == [O.KILLED, O.KILLED, O.SURVIVED,
+					    O.EQUIVALENT]
+	assert out[1].detail == 'under --config debug'
 
 
 def test_a_kernel_that_runs_no_test_is_booted_once_more(

@@ -1,0 +1,234 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Mutant schemata (schemata.py): many mutants in one program, each
+chosen by a number at run time. The test that matters compiles a
+schema with the host's gcc and runs every mutant it holds against the
+same mutant compiled alone: each must print what its own program
+prints, and number 0 what the original prints."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+
+pytest.importorskip('tree_sitter_c')
+
+from mmkunit import mutagen, schemata  # noqa: E402
+
+# A function with every operator's node, nested expressions and
+# statements side by side (the order operator's overlapping pairs).
+PROGRAM = textwrap.dedent('''\
+	// SPDX-License-Identifier: GPL-2.0
+	#include <stdio.h>
+	#include <stdlib.h>
+
+	#define min(a, b) ((a) < (b) ? (a) : (b))
+
+	static int twice(int a)
+	{
+		return 2 * a;
+	}
+
+	static long pinned(int a, int b, unsigned int u)
+	{
+		long x = min(a, b);
+		int y = 3, i;
+		/* A comment
+		   over lines */
+		if (x < 10 && a != b)
+			x++;
+		y = y + twice(a) -
+			b; // a comment at the end of a line
+		x += y;
+		y = twice(b);
+		x = x * 4 + (long)(u >> 2);
+		if (!(u & 1))
+			return x - 1;
+		for (i = 0; i < 4 && y > 0; i++)
+			y -= 3;
+		return x + y + (u < 0 ? 5 : 6);
+	}
+
+	int main(int argc, char **argv)
+	{
+		int a, b;
+
+		for (a = -3; a < 14; a += 4)
+			for (b = -2; b < 13; b += 5)
+				printf("%ld ", pinned(a, b, (unsigned int)(a * 7 + b)));
+		printf("\\n");
+		return 0;
+	}
+	''').encode()
+
+DEFINE = b'unsigned long mm_kunit_mutant;\n'
+
+
+def _build(tmp_path: Path, name: str, source: bytes) -> Path:
+	c = tmp_path / f'{name}.c'
+	c.write_bytes(source)
+	exe = tmp_path / name
+	cc = subprocess.run(['gcc', '-O1', '-w', '-fwrapv', '-o', str(exe),
+			     str(c)], capture_output=True, text=True)
+	assert cc.returncode == 0, cc.stderr
+	return exe
+
+
+def _out(exe: Path, arg: str = '') -> str:
+	"""What exe prints (with arg), or that it ran for ever."""
+	try:
+		return subprocess.run([str(exe), arg] if arg else [str(exe)],
+				      capture_output=True, text=True,
+				      timeout=5).stdout
+	except subprocess.TimeoutExpired:
+		return 'timed out'
+
+
+
+def _schema_main(text: bytes) -> bytes:
+	"""The schema with the switch set from argv[1], as the kernel's early
+	parameter sets it."""
+	return text.replace(b'int main(int argc, char **argv)\n{\n',
+			    b'int main(int argc, char **argv)\n{\n'
+			    b'\tmm_kunit_mutant = argc > 1 ? '
+			    b'strtoul(argv[1], 0, 0) : 0;\n') + DEFINE
+
+
+@pytest.mark.skipif(not shutil.which('gcc'), reason='needs gcc')
+def test_each_mutant_of_a_schema_does_what_it_does_alone(
+		tmp_path: Path) -> None:
+	mutants = mutagen.generate(PROGRAM, 'p.c', 'pinned')
+	assert {m.operator.split(':')[0] for m in mutants} >= {
+		'ror', 'aor', 'bor', 'lor', 'negate', 'const', 'delete',
+		'return', 'arg', 'order'}
+	numbers = schemata.numbering(mutants)
+	layers = schemata.layers(mutants)
+	# Adjacent statement pairs overlap: they need a second layer.
+	assert len(layers) == 2
+	assert sum(map(len, layers)) == len(mutants)
+	original = _out(_build(tmp_path, 'original', PROGRAM))
+	for i, layer in enumerate(layers):
+		sc = schemata.render(PROGRAM, 'p.c', layer, numbers)
+		assert not sc.refused
+		# No line moved: a compiler's line numbers (and __LINE__)
+		# are the original's.
+		assert sc.text.count(b'\n') == PROGRAM.count(b'\n')
+		exe = _build(tmp_path, f'layer{i}', _schema_main(sc.text))
+		assert _out(exe) == original
+		for n, m in sc.numbers.items():
+			alone = _out(_build(tmp_path, 'alone', m.apply(PROGRAM)))
+			assert _out(exe, str(n)) == alone, m.id
+
+
+def test_layers_keep_nested_regions_together() -> None:
+	def m(start: int, end: int, op: str = 'delete') -> mutagen.Mutant:
+		return mutagen.Mutant('p.c', 'f', 1, 1, op, start, end, '', '',
+				      start, end, True)
+	inner, outer, pair1, pair2, apart = (m(2, 4), m(0, 10), m(0, 20, 'order'),
+					     m(10, 30, 'order'), m(40, 50))
+	layers = schemata.layers([inner, outer, pair1, pair2, apart])
+	assert layers == [[pair1, outer, inner, apart], [pair2]]
+
+
+def test_flat() -> None:
+	assert schemata.flat(b'a(x, /* y\n z */ "//s",\n\t\'/\') // c\n') == \
+		b'a(x,   "//s", \t\'/\')   '
+	assert schemata.flat(b'a(x,\n#ifdef C\n y\n#endif\n )') is None
+
+
+def test_a_region_with_a_preprocessor_line_is_refused() -> None:
+	"""No line can hold a preprocessor line: a mutant whose region has
+	one is left to be built alone. (The grammar reads code with one
+	inside an expression as an error, where mutagen.py makes no
+	mutant; this is the guard behind that.)"""
+	source = b'int f(int a)\n{\n\treturn g(a,\n#ifdef X\n1\n#endif\n);\n}\n'
+	start = source.index(b'g(a')
+	end = source.index(b');') + 1
+	m = mutagen.Mutant('p.c', 'f', 3, 9, 'arg:0', start, end,
+			   source[start:end].decode(), '(a)', start, end)
+	sc = schemata.render(source, 'p.c', [m], {m.id: 1})
+	assert sc.refused == [m] and not sc.numbers
+	assert sc.text == source
+
+
+def test_declaring_statements_are_not_schema_material() -> None:
+	source = b'static void pinned(void)\n{\n\tDEFINE_READAHEAD(r, 1);\n' \
+		 b'\tXA_STATE(xas, 0, 0);\n\tfoo(&r);\n}\n'
+	found = {m.original.split('(')[0]: schemata.declares(m)
+		 for m in mutagen.generate(source, 'p.c', 'pinned')
+		 if m.operator == 'delete'}
+	assert found == {'DEFINE_READAHEAD': True, 'XA_STATE': True,
+			 'foo': False}
+
+
+def test_blamed_names_the_mutants_of_an_error_and_its_notes() -> None:
+	source = b'int f(int a)\n{\n\treturn a +\n\t\t1;\n}\n\n\nint g;\n'
+	mutants = mutagen.generate(source, 'mm/x.c', 'f')
+	numbers = schemata.numbering(mutants)
+	sc = schemata.render(source, 'mm/x.c', mutants, numbers)
+	on_line_4 = {n for n, m in sc.numbers.items() if m.line == 4}
+	every = set(sc.numbers)
+	src = {'mm/x.c': source}
+	# A warning and its note blame nothing; an error and its notes do.
+	assert schemata.blamed(
+		'/t/src/mm/x.c:4:3: warning: w\n/t/src/mm/x.c:3:3: note: n\n',
+		[sc], src) == (set(), set())
+	assert schemata.blamed(
+		'\x1b[01m/t/src/mm/x.c:4:3: error: e\x1b[m\n'
+		'    inlined from g at /t/src/mm/x.c:3:1,\n', [sc], src) == \
+		(on_line_4 | {n for n, m in sc.numbers.items()
+			      if m.line == 3 and m.region_end > source.index(b'1;')},
+		 set())
+	assert schemata.blamed('include/y.h:9:1: error: e\n'
+			       'mm/x.c:8:5: note: in expansion of macro\n',
+			       [sc], src) == (set(), {'mm/x.c'})
+	assert every
+	# With byte columns, an error inside one mutant's own text blames
+	# that mutant alone, not its neighbours on the line.
+	n, m = next((n, m) for n, m in sc.numbers.items() if m.line == 4)
+	start = sc.spans[n][0]
+	line = sc.text.count(b'\n', 0, start) + 1
+	column = start - sc.text.rfind(b'\n', 0, start)
+	assert len(on_line_4) > 1
+	assert schemata.blamed(f'mm/x.c:{line}:{column}: error: e\n', [sc], src,
+			       columns=True) == ({n}, set())
+
+
+def test_bisect_finds_the_mutants_that_do_not_compile() -> None:
+	ms = [mutagen.Mutant('p.c', 'f', i, 1, 'const:0', 0, 1, '', '')
+	      for i in range(1, 65)]
+	bad = {3, 40}
+	tried: List[int] = []
+
+	def compiles(chosen: List[mutagen.Mutant]) -> bool:
+		tried.append(len(chosen))
+		return not bad & {m.line for m in chosen}
+	assert [m.line for m in schemata._bisect(ms, compiles)] == [3, 40]
+	# Halving: far fewer compiles than one a mutant.
+	assert len(tried) < len(ms) / 2
+	# Two that fail only together are given up on whole.
+	assert schemata._bisect(ms[:2], lambda c: len(c) < 2) == ms[:2]
+
+
+def test_suites_glob() -> None:
+	assert schemata.suites_glob(['mm_filemap_mmap_miss',
+				     'mm_filemap_fault_around',
+				     'mm_filemap_mmap_miss']) == 'mm_filemap_*'
+	assert schemata.suites_glob(['mm_swap_readahead']) == 'mm_swap_readahead'
+
+
+def test_the_switch_is_defined_once_and_declared_before_each_function(
+		) -> None:
+	mutants = mutagen.generate(PROGRAM, 'p.c', 'pinned')
+	numbers: Dict[str, int] = schemata.numbering(mutants)
+	text = schemata.render(PROGRAM, 'p.c', mutants[:3], numbers,
+			       define=True).text
+	assert text.count(schemata.DECLARATION.encode()) == 1
+	assert text.index(schemata.DECLARATION.encode()) < \
+		text.index(b'pinned(int a')
+	assert text.endswith(schemata.DEFINITION.encode())
+	assert b'early_param("mm_kunit_mutant"' in text
