@@ -14,9 +14,11 @@ rewrites one node of a pinned function's body:
   return  the returned value replaced (0, 1, true/false swapped)
   swap    two adjacent arguments of a call, of the same declared type
   arg     a call whose value is used replaced by one of its arguments
-          (min(a, b) to (a), READ_ONCE(x) to (x))
+          (min(a, b) to (a); not READ_ONCE(x), whose value is x's)
   order   two adjacent statements (calls, assignments, increments),
-          each alone on its line, swapped
+          each alone on its line, swapped, unless neither calls and
+          neither writes what the other reads or writes (a swap that
+          is equivalent by construction)
 
 A mutant never adds or removes a line, so __LINE__ (WARN_ON's and
 BUG_ON's tables) is the same as in the original: that is what lets the
@@ -126,9 +128,12 @@ _DELETABLE = ('call_expression', 'assignment_expression', 'update_expression')
 # Every operator, as a mutant's operator starts (ror in 'ror:<=').
 OPERATORS = ('ror', 'aor', 'bor', 'lor', 'negate', 'const', 'delete',
 	     'return', 'swap', 'arg', 'order')
-# Calls that only hint the compiler: the argument is their value, so a
-# call replaced by it is equivalent by construction.
-_HINTS = (b'likely', b'unlikely')
+# Calls whose value is their argument's: hints to the compiler, and the
+# markers of a racy access (which only keep the compiler from tearing or
+# refetching it: without a race, which no deterministic test has, the
+# value is the same). A call replaced by its argument is equivalent by
+# construction.
+_HINTS = (b'likely', b'unlikely', b'READ_ONCE', b'data_race')
 _STRINGS = ('string_literal', 'concatenated_string')
 # An argument that is no value: a type (min_t()'s first; the grammar
 # reads one in an argument list as an identifier), or a configuration
@@ -296,7 +301,8 @@ def _edits(node: Any, types: Dict[str, str], source: bytes,
 	elif t == 'compound_statement':
 		stmts = node.children
 		for a, b in zip(stmts, stmts[1:]):
-			if _alone(a, source) and _alone(b, source) and a.text != b.text:
+			if _alone(a, source) and _alone(b, source) and \
+			   a.text != b.text and not _independent(a, b):
 				yield _Span(a.start_byte, b.end_byte, a.start_point), \
 					'order', (b.text + source[a.end_byte:b.start_byte] +
 						  a.text).decode()
@@ -398,6 +404,76 @@ def _region(node: Any, target: Any, op: str) -> Tuple[Any, bool]:
 	# The edit replaces an expression whole: a condition, a constant,
 	# a returned value, a call.
 	return target, False
+
+
+def _paths(node: Any) -> Optional[Tuple[Set[str], Set[str]]]:
+	"""What an assignment or increment statement without a call writes
+	and reads, as names and field paths ('ra', 'ra->size'); None if it
+	has a call (which may do anything), or an lvalue that is no plain
+	name or field path (*p, a[i]: it may be anything)."""
+	expr = node.named_children[0]
+	written: Set[str] = set()
+	read: Set[str] = set()
+	stack = [expr]
+	while stack:
+		n = stack.pop()
+		if n.type == 'call_expression':
+			return None
+		if n.type in ('assignment_expression', 'update_expression'):
+			target = n.child_by_field_name(
+				'left' if n.type == 'assignment_expression'
+				else 'argument')
+			if target is None or target.type not in (
+					'identifier', 'field_expression') or \
+			   any(c.type not in ('identifier', 'field_expression',
+					      'field_identifier', '->', '.')
+			       for c in _descendants(target)):
+				return None
+			written.add(target.text.decode())
+			op = n.child_by_field_name('operator')
+			if n.type == 'update_expression' or \
+			   (op is not None and op.text != b'='):
+				read.add(target.text.decode())
+			stack.extend(c for c in n.children if c.id != target.id)
+			continue
+		if n.type in ('identifier', 'field_expression'):
+			read.add(n.text.decode())
+			if n.type == 'identifier':
+				continue
+		stack.extend(n.children)
+	return written, read
+
+
+def _descendants(node: Any) -> Iterator[Any]:
+	stack = list(node.children)
+	while stack:
+		n = stack.pop()
+		yield n
+		stack.extend(n.children)
+
+
+def _touches(written: str, other: str) -> bool:
+	"""Whether writing one name or field path may change what another
+	reads or writes: the same, a field of what was written ('ra', then
+	'ra->size'), or the struct a written field is part of ('s.a', then
+	's'). Reading a pointer ('ra') is not reading what it points at."""
+	return written == other or \
+		other.startswith((written + '->', written + '.')) or \
+		written.startswith(other + '.')
+
+
+def _independent(a: Any, b: Any) -> bool:
+	"""Whether swapping two statements can change nothing: neither
+	calls a function, and neither writes a name or field path the other
+	reads or writes. (Two distinct names, or fields, are taken to be
+	distinct memory: a pointer that aliases another is not seen.) Such
+	a swap is equivalent by construction; it is not generated."""
+	pa, pb = _paths(a), _paths(b)
+	if pa is None or pb is None:
+		return False
+	(wa, ra), (wb, rb) = pa, pb
+	return not any(_touches(w, x) for w in wa for x in wb | rb) and \
+		not any(_touches(w, x) for w in wb for x in wa | ra)
 
 
 @dataclasses.dataclass(frozen=True)
