@@ -158,9 +158,9 @@ def _mutants_args(p: argparse.ArgumentParser) -> None:
 		       'survived, unviable or equivalent, and a score per '
 		       'function; MUTANT names functions then')
 	p.add_argument('--rebuild', action='store_true',
-		       help='with --generated: build each mutant into a kernel '
-		       'of its own, instead of many into one behind a boot '
-		       'option (mutant schemata; slower, for checking them)')
+		       help='build each mutant into a kernel of its own, '
+		       'instead of many into one behind a boot option (mutant '
+		       'schemata; slower, for checking them)')
 	p.add_argument('--in-diff', metavar='A..B',
 		       help='with --generated and --kernel (a git tree): only '
 		       'the mutants on lines that A..B changes')
@@ -272,8 +272,6 @@ def _export_request(a: argparse.Namespace, src: Source) -> ExportRequest:
 def _mutants_request(a: argparse.Namespace, src: Source) -> MutantsRequest:
 	if a.operator and not a.generated:
 		raise UsageError('--operator needs --generated')
-	if a.rebuild and not a.generated:
-		raise UsageError('--rebuild needs --generated')
 	return MutantsRequest(src, _build(a), workers=a.workers,
 			      mutants=tuple(a.mutant), generated=a.generated,
 			      in_diff=a.in_diff, operators=a.operator,

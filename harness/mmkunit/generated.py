@@ -330,6 +330,9 @@ def _run(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 			r.outcome = Outcome.REVIEWED
 			r.detail = reviewed[r.mutant.id].why
 	scored = _recheck(s, req, tree, scored, sources, pinned, globs)
+	if not req.rebuild:
+		scored = _confirm_alone(s, req, tree, scored, sources, globs,
+					opts, timeout)
 	(results / 'mutants.json').write_text(json.dumps(
 		{'arch': arch, 'mutants': [r.to_json() for r in scored]},
 		indent=1) + '\n')
@@ -351,6 +354,36 @@ def _run(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 		      f'(threshold {THRESHOLD}%)')
 		return EXIT_OK if sample_passes(scored) else EXIT_TESTS_FAILED
 	return EXIT_OK if passes(scored) else EXIT_TESTS_FAILED
+
+
+def _confirm_alone(s: Session, req: MutantsRequest,
+		   tree: trees.PreparedTree, scored: List[Scored],
+		   sources: Dict[str, bytes], globs: Dict[str, str],
+		   opts: RunOptions, timeout: int) -> List[Scored]:
+	"""Each survivor of the schemata built alone and run again: in a
+	schema the compiler may drop a mutant's branch as unreachable when
+	the mutant makes something undefined on its path (a deleted
+	assignment leaves a variable unset, which -ftrivial-auto-var-init
+	makes 0 only where no branch sets it), and the kernel then runs the
+	original there. A survivor killed alone is killed."""
+	survivors = [r.mutant for r in scored if r.outcome == Outcome.SURVIVED]
+	if not survivors:
+		return scored
+	print(f'mm-kunit: {len(survivors)} survivors of the schemata, each '
+	      'built alone')
+	alone = {r.mutant.id: r for r in _by_rebuild(
+		s, req, tree, survivors, sources, globs, opts, timeout, None)}
+	out = []
+	for r in scored:
+		new = alone.get(r.mutant.id)
+		if new is not None and new.outcome.killed:
+			new.diff = r.diff
+			new.seconds += r.seconds
+			new.detail = '; '.join(x for x in ('built alone', new.detail)
+					       if x)
+			r = new
+		out.append(r)
+	return out
 
 
 def _globs(pinned: Sequence[mutagen.Pinned]) -> Dict[str, str]:
@@ -740,6 +773,13 @@ def report(scored: Sequence[Scored]) -> str:
 			  f'{" or ".join("--config " + c for c in CHECKERS)}']
 		lines += [f'  {sc.mutant.id}: {", ".join(sc.tests) or sc.detail}'
 			  for sc in late]
+	alone = [sc for sc in scored if sc.outcome.killed and
+		 sc.detail.startswith('built alone')]
+	if alone:
+		lines += ['', 'Survived their schema, killed built alone (the '
+			  'compiler dropped their branch)']
+		lines += [f'  {sc.mutant.id}: {", ".join(sc.tests) or sc.detail}'
+			  for sc in alone]
 	lines += ['', f'Generated mutants (threshold {THRESHOLD}%)']
 	lines += ['  ' + '  '.join(c.ljust(w) for c, w in zip(row, widths))
 		  for row in table]

@@ -10,17 +10,23 @@ defect of the suites or of the mutant.
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import enum
 import fnmatch
+import threading
 import time
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from mmkunit import expected
+from mmkunit import generated
 from mmkunit import jobs
 from mmkunit import overlay as ov
+from mmkunit import runner
+from mmkunit import schemata
 from mmkunit import trees
+from mmkunit.arches import ARCHES
 from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED, MutantsRequest
 from mmkunit.runner import RunResult, Status
 from mmkunit.session import HarnessError, Session
@@ -241,15 +247,22 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 			t, s.overlay.without(bf.without), bf.extra,
 			f'before-fix: {bf.label}'))
 
-	todo = [mutant_job(m) for m in chosen]
-	todo += [before_fix_job(bf) for bf in before_fix]
 	with tree.locked():
 		# A mutant is killed if a test fails: only if every test passes
 		# without one (jobs.baseline(), which stops the run if not).
-		jobs.baseline(s, tree, opts)
+		base = jobs.baseline(s, tree, opts)
+		held: Dict[str, MutantResult] = {}
+		if not req.rebuild and ARCHES[arch].uml:
+			held = _in_one_kernel(s, req, tree, [
+				m for m in chosen if runs_on(m, arch, config)],
+				opts, jobs.run_seconds(base))
+		todo = [mutant_job(m) for m in chosen if m.name not in held]
+		todo += [before_fix_job(bf) for bf in before_fix]
 		done = jobs.run_jobs(s, tree, req.workers, todo, opts,
 				     configured=True)
-	results = [r for r in done if isinstance(r, MutantResult)]
+	alone = iter(r for r in done if isinstance(r, MutantResult))
+	results = [held[m.name] if m.name in held else next(alone)
+		   for m in chosen]
 	judged = [r for r in done if isinstance(r, BeforeFixResult)]
 
 	print(format_matrix(results))
@@ -265,3 +278,72 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 		ok = ok and not never
 	print(f'mm-kunit: mutant matrix took {time.monotonic() - started:.0f} s')
 	return EXIT_OK if ok else EXIT_TESTS_FAILED
+
+
+def _in_one_kernel(s: Session, req: MutantsRequest,
+		   tree: trees.PreparedTree, mutants: Sequence[ov.Patch],
+		   opts: runner.RunOptions,
+		   baseline_seconds: float) -> Dict[str, MutantResult]:
+	"""The mutants that one kernel can hold, each as copies of the
+	functions it changes (schemata.functions_schema()), judged by a boot
+	of that kernel each with every suite: a test that fails kills it.
+	A boot that does not reach the end (a crash) is run again as any
+	mutant's is (kunit.py exec, the tests after the crash in further
+	boots). The mutants it cannot hold are left out of the result, to be
+	built alone."""
+	base = ov.stage(s.overlay, tree.source)
+	numbers = {m.name: i + 1 for i, m in enumerate(mutants)}
+	mutated: Dict[str, Dict[int, bytes]] = {}
+	for m in mutants:
+		staged = ov.stage(s.overlay, tree.source, [m])
+		for f in m.touched:
+			mutated.setdefault(f, {})[numbers[m.name]] = staged[f]
+	c_files = sorted(f for f in mutated if f.endswith('.c'))
+	if not c_files:
+		return {}
+	results = runner.new_results_dir(s.cache, 'mutants-in-one-kernel')
+	build_dir = tree.build_dir(s.build_key)
+	timeout = max(schemata.MIN_TIMEOUT,
+		      generated.TIMEOUT_MULTIPLIER * baseline_seconds)
+	out: Dict[str, MutantResult] = {}
+	try:
+		_, refused = schemata.build_functions(
+			s, tree, base, mutated, c_files[0], results / 'build.log')
+		held = [m for m in mutants if numbers[m.name] not in refused]
+		print(f'mm-kunit: {len(held)} hand-written mutants in one kernel, '
+		      f'{len(mutants) - len(held)} to build alone')
+		if not held:
+			return {}
+		if schemata.boot_all_tests(build_dir, opts, 0, timeout,
+					   results / '0.log') is None:
+			raise HarnessError('the kernel of the hand-written mutants '
+					   'does not run every test with none live '
+					   f'(see {results / "0.log"})')
+		lock = threading.Lock()
+
+		def one(m: ov.Patch) -> MutantResult:
+			n = numbers[m.name]
+			started = time.monotonic()
+			cases = schemata.boot_all_tests(build_dir, opts, n, timeout,
+							results / f'{n}.log')
+			if cases is None:
+				with lock:
+					result = runner.run_kunit(
+						tree.src, build_dir, dataclasses.replace(
+							opts, kernel_args=[
+								*opts.kernel_args,
+								f'{schemata.SWITCH}={n}']),
+						results / f'{n}', exec_only=True)
+			else:
+				result = RunResult(
+					0, cases, results, booted=True, started=True,
+					seconds=time.monotonic() - started)
+			return judge_mutant(m, result)
+
+		with concurrent.futures.ThreadPoolExecutor(
+				max(1, req.workers)) as pool:
+			for m, r in zip(held, pool.map(one, held)):
+				out[m.name] = r
+	finally:
+		s.put_series(tree)
+	return out

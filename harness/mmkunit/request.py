@@ -129,7 +129,7 @@ class MutantsRequest:
 	shard: Optional[Tuple[int, int]] = None
 	# Shards' JSON files, merged into one table; nothing is run.
 	merge: Tuple[Path, ...] = ()
-	# Generated: each mutant built into a kernel of its own, not many
+	# Each mutant built into a kernel of its own, not many
 	# into one (schemata.py).
 	rebuild: bool = False
 

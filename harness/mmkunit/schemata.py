@@ -39,7 +39,7 @@ import threading
 import time
 from pathlib import Path
 from typing import (Callable, Dict, Iterable, List, Optional, Sequence, Set,
-		    Tuple)
+		    Tuple, TypeVar)
 
 from mmkunit import ktap
 from mmkunit import mutagen
@@ -210,16 +210,25 @@ _AT = re.compile(r'^((?:/[^\s:]*/)?[\w./-]+\.[ch]):(\d+):(?:(\d+):)? '
 _ANSI = re.compile(r'\x1b\[[0-9;]*[mK]')
 
 
+@dataclasses.dataclass
+class Blame:
+	"""What a failed build's errors blame."""
+	# Mutants an error stands inside the own text of.
+	own: Set[int] = dataclasses.field(default_factory=set)
+	# Mutants whose regions hold a line an error (or its note) names.
+	lines: Set[int] = dataclasses.field(default_factory=set)
+	# Files of the schemata an error names, where no region holds the
+	# line (a function the compiler found wrong after a choice was
+	# inlined into it, say): the culprits must be looked for.
+	files: Set[str] = dataclasses.field(default_factory=set)
+
+
 def blamed(output: str, schemas: Sequence[Schema],
-	   sources: Dict[str, bytes],
-	   columns: bool = False) -> Tuple[Set[int], Set[str]]:
-	"""What a failed build's output blames: the numbers of the mutants
-	whose regions hold a line its errors (and their notes) name; if
-	none do, the files of the schemata they name (a function the
-	compiler found wrong after a choice was inlined into it, say).
-	With columns (byte columns: tce.compiles()), an error inside a
-	mutant's own text blames that mutant alone."""
-	numbers: Set[int] = set()
+	   sources: Dict[str, bytes], columns: bool = False) -> Blame:
+	"""What a failed build's output blames. With columns (counted in
+	bytes: tce.compiles()), an error inside a mutant's own text blames
+	that mutant alone."""
+	out = Blame()
 	files: Set[str] = set()
 	by_path = {s.path: s for s in schemas if s.numbers}
 	spans = {path: [(n, _lines(sources[path], m))
@@ -245,10 +254,14 @@ def blamed(output: str, schemas: Sequence[Schema],
 		files.add(path)
 		own = _own(by_path[path], line, int(m.group(3) or 0)) \
 			if columns else None
-		numbers |= {own} if own is not None else \
-			{n for n, (first, last) in spans[path]
-			 if first <= line <= last}
-	return numbers, set() if numbers else files
+		if own is not None:
+			out.own.add(own)
+		else:
+			out.lines |= {n for n, (first, last) in spans[path]
+				      if first <= line <= last}
+	if not out.own and not out.lines:
+		out.files = files
+	return out
 
 
 def _own(schema: Schema, line: int, column: int) -> Optional[int]:
@@ -300,6 +313,10 @@ def suites_glob(suites: Sequence[str]) -> str:
 	return prefix + '*'
 
 
+# The operators whose mutants may give an expression another type: the
+# first suspects of an error on their line.
+_RETYPING = ('arg', 'swap')
+
 # A mutant's boot is stopped after TIMEOUT_MULTIPLIER (generated.py)
 # times what its suites took with no mutant, and no sooner than this
 # many seconds: a loaded machine may run a boot a few times slower.
@@ -307,7 +324,7 @@ MIN_TIMEOUT = 10.0
 
 # A layer's build is tried this many times, each without the mutants the
 # last one's errors blamed, before the rest of the layer is built alone.
-ATTEMPTS = 6
+ATTEMPTS = 10
 
 
 @dataclasses.dataclass
@@ -333,6 +350,16 @@ def patch_of(path: str, original: bytes, text: bytes) -> ov.Patch:
 			diff.encode(errors='surrogateescape'), (path,))
 
 
+def has_command(build_dir: Path, obj: str) -> bool:
+	"""Whether kbuild saved the command that compiles obj: a schema is
+	compiled unit by unit with it before the kernel is built."""
+	try:
+		tce.compile_command(build_dir, obj)
+	except FileNotFoundError:
+		return False
+	return True
+
+
 def units(sources: Dict[str, bytes]) -> List[str]:
 	"""The objects to compile to see whether the schemata of sources
 	compile: the .c files' (which include the headers' too)."""
@@ -355,6 +382,10 @@ def build(s: Session, tree: trees.PreparedTree,
 	holds definer (a .c file, which defines the switch)."""
 	build_dir = tree.build_dir(s.build_key)
 	opts = s.run_options()
+	if not all(has_command(build_dir, o) for o in units(sources)):
+		return Built({}, [], list(mutants), why={
+			m.id: 'kbuild saved no command to compile its file with'
+			for m in mutants})
 	refused = [m for m in mutants if declares(m)]
 	held = [m for m in mutants if not declares(m)]
 	why = {m.id: 'it declares a name' for m in refused}
@@ -395,13 +426,20 @@ def build(s: Session, tree: trees.PreparedTree,
 				return Built(numbers_held, patches, refused, seconds,
 					     why)
 			output = log.read_text(errors='replace')
-		bad, files = blamed(output, schemas, sources, columns)
-		out_ids = {m.id for sc in schemas for m in sc.numbers.values()
-			   if numbers[m.id] in bad}
+		blame = blamed(output, schemas, sources, columns)
+		ids = {n: m.id for sc in schemas for n, m in sc.numbers.items()}
+		# Of the mutants on a line an error names, those that can give
+		# an expression another type (an argument for a call, two
+		# arguments swapped) are the likely culprits: they go first,
+		# and the others only if the error stays.
+		on_lines = {ids[n] for n in blame.lines}
+		retyped = {i for i in on_lines if i.split(':')[3] in _RETYPING}
+		out_ids = {ids[n] for n in blame.own} | (retyped or on_lines)
 		first = next((line for line in _ANSI.sub('', output).splitlines()
 			      if 'error' in line), '').strip()
-		why.update((i, f'the compiler blames its lines: {first}')
+		why.update((i, f'the compiler blames it: {first}')
 			   for i in out_ids)
+		files = blame.files
 		for path in sorted(files):
 			# No line of a region named: find the culprits by halves.
 			others = [m for m in held if m.path != path]
@@ -439,9 +477,11 @@ def _write_why(log: Path, why: Dict[str, str]) -> None:
 		f'{i}: {w}\n' for i, w in sorted(why.items())))
 
 
-def _bisect(mutants: Sequence[mutagen.Mutant],
-	    compiles: Callable[[Sequence[mutagen.Mutant]], bool],
-	    failed: bool = True) -> List[mutagen.Mutant]:
+T = TypeVar('T')
+
+
+def _bisect(mutants: Sequence[T], compiles: Callable[[Sequence[T]], bool],
+	    failed: bool = True) -> List[T]:
 	"""The mutants that keep a unit from compiling (with all of them, it
 	did not if failed), found by halving; all of them if the halves
 	compile apart but not together."""
@@ -542,3 +582,189 @@ _PRINTK_TIME = re.compile(r'^\[\s*\d+\.\d+\] ?')
 
 def _strip_time(line: str) -> str:
 	return _PRINTK_TIME.sub('', line)
+
+
+# Hand-written mutants (kernel/mutants/) are patches, which may add and
+# remove lines: each is held as a copy of every function it changes,
+# which the original calls first thing when its number is live.
+
+
+def _declarator_name(fn: object) -> object:
+	"""The identifier node that names a function definition."""
+	d = fn.child_by_field_name('declarator')  # type: ignore[attr-defined]
+	while d is not None and d.type != 'identifier':
+		d = d.child_by_field_name('declarator')
+	return d
+
+
+def _call_of(fn: object, name: str) -> Optional[str]:
+	"""A call of name with fn's parameters, as fn's body would make it,
+	returning its value unless fn returns void; None if fn's parameters
+	cannot be passed on (a variadic function)."""
+	decl = fn.child_by_field_name('declarator')  # type: ignore[attr-defined]
+	while decl is not None and decl.type != 'function_declarator':
+		decl = decl.child_by_field_name('declarator')
+	if decl is None:
+		return None
+	args: List[str] = []
+	for p in decl.child_by_field_name('parameters').named_children:
+		if p.type == 'variadic_parameter':
+			return None
+		if p.type != 'parameter_declaration':
+			continue
+		d = p.child_by_field_name('declarator')
+		if d is None:
+			# (void)
+			continue
+		while d is not None and d.type != 'identifier':
+			d = d.child_by_field_name('declarator')
+		if d is None:
+			return None
+		args.append(d.text.decode())
+	call = f'{name}({", ".join(args)})'
+	kind = fn.child_by_field_name('type')  # type: ignore[attr-defined]
+	void = kind is not None and kind.text == b'void' and \
+		fn.child_by_field_name('declarator').type == 'function_declarator'  # type: ignore[attr-defined]
+	return f'{{ {call}; return; }}' if void else f'return {call};'
+
+
+def _outside_functions(source: bytes) -> bytes:
+	"""source without the text of its function definitions."""
+	defs = sorted((fn.start_byte, fn.end_byte)
+		      for fns in mutagen.functions(source).values() for fn in fns)
+	out, at = [], 0
+	for start, end in defs:
+		out.append(source[at:start])
+		at = end
+	out.append(source[at:])
+	return b''.join(out)
+
+
+def functions_schema(source: bytes, mutated: Dict[int, bytes],
+		     define: bool = False) -> Tuple[bytes, List[int]]:
+	"""source with each mutated copy of it (by number) held as copies of
+	the functions it changes: each original calls its copy first thing
+	when the copy's number is live. Returns the text and the numbers it
+	could not hold: a copy that changes more than function bodies, or
+	a function whose parameters cannot be passed on."""
+	orig = mutagen.functions(source)
+	outside = _outside_functions(source)
+	# Byte offset -> text to insert there.
+	inserts: Dict[int, List[bytes]] = {}
+	refused: List[int] = []
+	for n, text in sorted(mutated.items()):
+		mut = mutagen.functions(text)
+		if _outside_functions(text) != outside or \
+		   {k: len(v) for k, v in mut.items()} != \
+		   {k: len(v) for k, v in orig.items()}:
+			refused.append(n)
+			continue
+		changes = [(o, m) for name in orig
+			   for o, m in zip(orig[name], mut[name]) if o.text != m.text]
+		adds: Dict[int, List[bytes]] = {}
+		for o, m in changes:
+			name = _declarator_name(o).text.decode()  # type: ignore[attr-defined]
+			copy = f'{name}__mm_kunit_mutant_{n}'
+			call = _call_of(o, copy)
+			if call is None:
+				break
+			ident = _declarator_name(m)
+			body = m.child_by_field_name('body')
+			head = text[m.start_byte:body.start_byte]
+			at = ident.start_byte - m.start_byte  # type: ignore[attr-defined]
+			head = head[:at] + copy.encode() + head[at + len(name):]
+			proto = (flat(head) or head).strip() + b';'
+			definition = head + text[body.start_byte:m.end_byte]
+			start = o.start_byte
+			adds.setdefault(start, []).append(
+				DECLARATION.encode() + proto + b'\n')
+			brace = o.child_by_field_name('body').start_byte + 1
+			adds.setdefault(brace, []).append(
+				b' if (%s == %d) %s' % (SWITCH.encode(), n,
+							call.encode()))
+			adds.setdefault(o.end_byte, []).append(b'\n\n' + definition)
+		else:
+			for at, texts in adds.items():
+				inserts.setdefault(at, []).extend(texts)
+			continue
+		refused.append(n)
+	out, at = [], 0
+	for offset in sorted(inserts):
+		out += [source[at:offset], *inserts[offset]]
+		at = offset
+	out.append(source[at:])
+	result = b''.join(out)
+	if define:
+		result += DEFINITION.encode()
+	return result, refused
+
+
+def boot_all_tests(build_dir: Path, opts: runner.RunOptions, number: int,
+		   timeout: float, console: Path) -> Optional[List[runner.CaseResult]]:
+	"""Boots the UML kernel of build_dir with mutant number live and runs
+	every test of opts.filter_glob to its end: each test case's result,
+	or None if the kernel did not get to the end (crashed, or stopped
+	after timeout seconds)."""
+	cmd = runner.uml_command(build_dir, dataclasses.replace(
+		opts, kernel_args=[*opts.kernel_args, f'{SWITCH}={number}']))
+	with open(console, 'w') as log:
+		try:
+			subprocess.run(cmd, cwd=build_dir, stdin=subprocess.DEVNULL,
+				       stdout=log, stderr=subprocess.STDOUT,
+				       timeout=timeout, start_new_session=True)
+		except subprocess.TimeoutExpired:
+			return None
+	lines = ktap.ktap_lines(console.read_text(errors='replace'))
+	if not lines or not ktap.complete(lines):
+		return None
+	status = {True: runner.Status.PASS, False: runner.Status.FAIL}
+	return [runner.CaseResult(
+		c.name, runner.Status.SKIP if c.skip_reason is not None
+		else status[c.ok], c.log, c.duration, c.skip_reason)
+		for c in ktap.ktap_cases(lines)]
+
+
+def build_functions(s: Session, tree: trees.PreparedTree,
+		    base: Dict[str, bytes], mutated: Dict[str, Dict[int, bytes]],
+		    definer: str, log: Path) -> Tuple[List[ov.Patch], Set[int]]:
+	"""Puts the function schemata of the mutated files (file -> number ->
+	its text with that mutant) onto tree and builds its kernel; the
+	patches, and the numbers it could not hold (found by halving when a
+	unit does not compile)."""
+	build_dir = tree.build_dir(s.build_key)
+	files = dict(mutated)
+	files.setdefault(definer, {})
+	refused: Set[int] = set()
+
+	def put(out: Set[int]) -> List[ov.Patch]:
+		patches = []
+		for path, muts in sorted(files.items()):
+			text, no = functions_schema(
+				base[path], {n: t for n, t in muts.items()
+					     if n not in out}, define=path == definer)
+			refused.update(no)
+			if text != base[path]:
+				patches.append(patch_of(path, base[path], text))
+		s.put_series(tree, patches)
+		return patches
+
+	objs = units({p: b'' for p in files})
+	held = sorted({n for muts in files.values() for n in muts})
+	if not all(has_command(build_dir, o) for o in objs):
+		return [], set(held)
+
+	def compiles(chosen: Sequence[int]) -> bool:
+		put(set(held) - set(chosen))
+		return all(tce.compiles(build_dir, o)[0] for o in objs)
+
+	if not compiles(held):
+		progress.progress('hand-written mutants in one kernel: a unit '
+				  'does not compile; looking for the mutants at '
+				  'fault')
+		refused.update(_bisect(held, compiles))
+	patches = put(refused)
+	if runner.make(tree.src, build_dir, dataclasses.replace(
+			s.run_options(), quiet=True), log) is None:
+		put(set(held))
+		return [], set(held)
+	return patches, refused

@@ -323,3 +323,29 @@ def test_equivalent_ids_may_hold_a_bar(tmp_path: Path) -> None:
 	assert gen.load_equivalent(tmp_path / 'equivalent') == {
 		'f:1:2:lor:||': gen.Equivalent('no THP', ('um',)),
 		'g:3:4:bor:|': gen.Equivalent('why not')}
+
+
+def test_survivors_of_the_schemata_are_built_alone(
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""A schema's compiler may drop a mutant's branch (it made something
+	undefined on its path), so a survivor of the schemata counts as one
+	only when its own build says so too; equivalent ones are left."""
+	O = gen.Outcome
+	rs = scored('f', O.SURVIVED, O.KILLED, O.SURVIVED, O.REVIEWED)
+	seen = []
+
+	def by_rebuild(s, req, tree, mutants, sources, globs, opts, timeout,
+		       comparers):
+		seen.append(([m.line for m in mutants], comparers))
+		return [gen.Scored(m, O.KILLED if m.line == 1 else O.SURVIVED,
+				   ['s.t'])
+			for m in mutants]
+
+	monkeypatch.setattr(gen, '_by_rebuild', by_rebuild)
+	out = gen._confirm_alone(None, None, None, rs, {}, {}, None, 30)
+	# Built alone, with no TCE (the schema pass compared them already).
+	assert seen == [([1, 3], None)]
+	assert [r.outcome for r in out] == [O.KILLED, O.KILLED, O.SURVIVED,
+					    O.REVIEWED]
+	assert out[0].detail == 'built alone' and out[0].diff == rs[0].diff
+	assert 'killed built alone' in gen.report(out)

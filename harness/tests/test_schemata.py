@@ -170,32 +170,40 @@ def test_blamed_names_the_mutants_of_an_error_and_its_notes() -> None:
 	mutants = mutagen.generate(source, 'mm/x.c', 'f')
 	numbers = schemata.numbering(mutants)
 	sc = schemata.render(source, 'mm/x.c', mutants, numbers)
-	on_line_4 = {n for n, m in sc.numbers.items() if m.line == 4}
-	every = set(sc.numbers)
 	src = {'mm/x.c': source}
-	# A warning and its note blame nothing; an error and its notes do.
-	assert schemata.blamed(
-		'/t/src/mm/x.c:4:3: warning: w\n/t/src/mm/x.c:3:3: note: n\n',
-		[sc], src) == (set(), set())
-	assert schemata.blamed(
-		'\x1b[01m/t/src/mm/x.c:4:3: error: e\x1b[m\n'
-		'    inlined from g at /t/src/mm/x.c:3:1,\n', [sc], src) == \
-		(on_line_4 | {n for n, m in sc.numbers.items()
-			      if m.line == 3 and m.region_end > source.index(b'1;')},
-		 set())
-	assert schemata.blamed('include/y.h:9:1: error: e\n'
-			       'mm/x.c:8:5: note: in expansion of macro\n',
-			       [sc], src) == (set(), {'mm/x.c'})
-	assert every
+	# Line 3 holds the regions of the return and the addition, line 4
+	# those and the constant's.
+	line_3 = {n for n, m in sc.numbers.items() if m.line == 3}
+	line_4 = set(sc.numbers)
+	assert line_3 and line_3 < line_4
+	# A warning and its note blame nothing; an error and its notes do
+	# (not "inlined from" lines: they name callers).
+	blame = schemata.blamed(
+		'/t/src/mm/x.c:4:3: warning: w\n/t/src/mm/x.c:4:3: note: n\n',
+		[sc], src)
+	assert (blame.own, blame.lines, blame.files) == (set(), set(), set())
+	blame = schemata.blamed(
+		'\x1b[01m/t/src/mm/x.c:3:3: error: e\x1b[m\n'
+		'    inlined from g at /t/src/mm/x.c:4:1,\n', [sc], src)
+	assert (blame.own, blame.lines, blame.files) == (set(), line_3, set())
+	blame = schemata.blamed('include/y.h:9:1: error: e\n'
+				'mm/x.c:4:5: note: in expansion of macro\n',
+				[sc], src)
+	assert blame.lines == line_4
+	# An error at a line no region holds: the file, to be bisected.
+	blame = schemata.blamed('include/y.h:9:1: error: e\n'
+				'mm/x.c:8:5: note: in expansion of macro\n',
+				[sc], src)
+	assert (blame.own, blame.lines, blame.files) == (set(), set(), {'mm/x.c'})
 	# With byte columns, an error inside one mutant's own text blames
 	# that mutant alone, not its neighbours on the line.
-	n, m = next((n, m) for n, m in sc.numbers.items() if m.line == 4)
+	n = next(n for n, m in sc.numbers.items() if m.line == 4)
 	start = sc.spans[n][0]
 	line = sc.text.count(b'\n', 0, start) + 1
 	column = start - sc.text.rfind(b'\n', 0, start)
-	assert len(on_line_4) > 1
-	assert schemata.blamed(f'mm/x.c:{line}:{column}: error: e\n', [sc], src,
-			       columns=True) == ({n}, set())
+	blame = schemata.blamed(f'mm/x.c:{line}:{column}: error: e\n', [sc],
+				src, columns=True)
+	assert (blame.own, blame.lines) == ({n}, set())
 
 
 def test_bisect_finds_the_mutants_that_do_not_compile() -> None:
@@ -232,3 +240,61 @@ def test_the_switch_is_defined_once_and_declared_before_each_function(
 		text.index(b'pinned(int a')
 	assert text.endswith(schemata.DEFINITION.encode())
 	assert b'early_param("mm_kunit_mutant"' in text
+
+
+HAND = textwrap.dedent('''\
+	#include <stdio.h>
+	#include <stdlib.h>
+
+	static int helper(int a)
+	{
+		return a + 1;
+	}
+
+	static void note(int *out, int a)
+	{
+		*out = a;
+	}
+
+	static long pinned(int a, int b)
+	{
+		long x = helper(a);
+
+		if (x > b)
+			x -= b;
+		note(&b, 3);
+		return x * b;
+	}
+
+	int main(int argc, char **argv)
+	{
+		int a;
+
+		for (a = -3; a < 6; a++)
+			printf("%ld ", pinned(a, 2));
+		printf("\\n");
+		return 0;
+	}
+	''').encode()
+
+
+@pytest.mark.skipif(not shutil.which('gcc'), reason='needs gcc')
+def test_hand_mutants_as_function_copies_do_what_they_do_alone(
+		tmp_path: Path) -> None:
+	"""Patches that add and remove lines, in one function or two, each
+	held as copies of the functions it changes."""
+	edits = {
+		1: HAND.replace(b'\tif (x > b)\n\t\tx -= b;\n', b''),
+		2: HAND.replace(b'return a + 1;', b'return a;\n\t/* two */'),
+		3: HAND.replace(b'*out = a;', b'*out = a + 1;').replace(
+			b'x -= b;', b'x -= b + 1;'),
+		4: HAND.replace(b'#include <stdlib.h>\n', b''),
+	}
+	text, refused = schemata.functions_schema(HAND, edits)
+	# One changes what is outside the functions: it cannot be held.
+	assert refused == [4]
+	exe = _build(tmp_path, 'schema', _schema_main(text))
+	assert _out(exe) == _out(_build(tmp_path, 'original', HAND))
+	for n in (1, 2, 3):
+		assert _out(exe, str(n)) == \
+			_out(_build(tmp_path, f'alone{n}', edits[n])), n
