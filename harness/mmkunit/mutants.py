@@ -22,6 +22,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from mmkunit import expected
 from mmkunit import generated
 from mmkunit import jobs
+from mmkunit import mutagen
 from mmkunit import overlay as ov
 from mmkunit import runner
 from mmkunit import schemata
@@ -291,6 +292,7 @@ def _in_one_kernel(s: Session, req: MutantsRequest,
 	mutant's is (kunit.py exec, the tests after the crash in further
 	boots). The mutants it cannot hold are left out of the result, to be
 	built alone."""
+	mutagen.use_parser(s.cache, s.source.install)
 	base = ov.stage(s.overlay, tree.source)
 	numbers = {m.name: i + 1 for i, m in enumerate(mutants)}
 	mutated: Dict[str, Dict[int, bytes]] = {}
@@ -298,6 +300,9 @@ def _in_one_kernel(s: Session, req: MutantsRequest,
 		staged = ov.stage(s.overlay, tree.source, [m])
 		for f in m.touched:
 			mutated.setdefault(f, {})[numbers[m.name]] = staged[f]
+			# A file the series leaves as it is.
+			if f not in base:
+				base[f] = (tree.source / f).read_bytes()
 	c_files = sorted(f for f in mutated if f.endswith('.c'))
 	if not c_files:
 		return {}
