@@ -310,7 +310,7 @@ def _run(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 						   arches[m.function]))
 	todo = [m for m in found if m.id not in out]
 	try:
-		if req.rebuild:
+		if not _in_schemata(s, req):
 			rebuilt = todo
 		else:
 			by_schema, rebuilt = _by_schema(
@@ -330,7 +330,7 @@ def _run(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 			r.outcome = Outcome.REVIEWED
 			r.detail = reviewed[r.mutant.id].why
 	scored = _recheck(s, req, tree, scored, sources, pinned, globs)
-	if not req.rebuild:
+	if _in_schemata(s, req):
 		scored = _confirm_alone(s, req, tree, scored, sources, globs,
 					opts, timeout)
 	(results / 'mutants.json').write_text(json.dumps(
@@ -354,6 +354,12 @@ def _run(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 		      f'(threshold {THRESHOLD}%)')
 		return EXIT_OK if sample_passes(scored) else EXIT_TESTS_FAILED
 	return EXIT_OK if passes(scored) else EXIT_TESTS_FAILED
+
+
+def _in_schemata(s: Session, req: MutantsRequest) -> bool:
+	"""Whether the mutants go into schemata: unless --rebuild, where the
+	harness boots the kernel itself (UML: schemata.boot_uml())."""
+	return not req.rebuild and arches.ARCHES[s.build.arch].uml
 
 
 def _confirm_alone(s: Session, req: MutantsRequest,
@@ -635,7 +641,7 @@ def _recheck_under(s: Session, req: MutantsRequest,
 	opts = _options(checked, tree, timeout)
 	todo = [scored[i].mutant for i in survivors]
 	again: Dict[str, Scored] = {}
-	if not req.rebuild:
+	if _in_schemata(s, req):
 		again = {r.mutant.id: r for r in _schema_pass(
 			checked, req, tree, todo, sources, pinned, globs, opts,
 			timeout, runner.new_results_dir(

@@ -135,6 +135,12 @@ OPERATORS = ('ror', 'aor', 'bor', 'lor', 'negate', 'const', 'delete',
 # construction.
 _HINTS = (b'likely', b'unlikely', b'READ_ONCE', b'data_race')
 _STRINGS = ('string_literal', 'concatenated_string')
+# Function-like macros of <linux/minmax.h>, <linux/math.h> and the like
+# that compute a value from their arguments and do nothing else: a
+# statement that calls only these calls nothing, for the order operator.
+_PURE = (b'min', b'max', b'min_t', b'max_t', b'min3', b'max3', b'clamp',
+	 b'clamp_t', b'round_up', b'round_down', b'ALIGN', b'ALIGN_DOWN',
+	 b'DIV_ROUND_UP', b'BIT', b'PFN_DOWN', b'PFN_UP', b'abs_diff')
 # An argument that is no value: a type (min_t()'s first; the grammar
 # reads one in an argument list as an identifier), or a configuration
 # symbol (IS_ENABLED()'s: 1 or not defined at all).
@@ -409,7 +415,7 @@ def _region(node: Any, target: Any, op: str) -> Tuple[Any, bool]:
 def _paths(node: Any) -> Optional[Tuple[Set[str], Set[str]]]:
 	"""What an assignment or increment statement without a call writes
 	and reads, as names and field paths ('ra', 'ra->size'); None if it
-	has a call (which may do anything), or an lvalue that is no plain
+	has a call (which may do anything) but to a value macro (_PURE), or an lvalue that is no plain
 	name or field path (*p, a[i]: it may be anything)."""
 	expr = node.named_children[0]
 	written: Set[str] = set()
@@ -417,7 +423,8 @@ def _paths(node: Any) -> Optional[Tuple[Set[str], Set[str]]]:
 	stack = [expr]
 	while stack:
 		n = stack.pop()
-		if n.type == 'call_expression':
+		if n.type == 'call_expression' and \
+		   n.child_by_field_name('function').text not in _PURE:
 			return None
 		if n.type in ('assignment_expression', 'update_expression'):
 			target = n.child_by_field_name(
@@ -464,7 +471,7 @@ def _touches(written: str, other: str) -> bool:
 
 def _independent(a: Any, b: Any) -> bool:
 	"""Whether swapping two statements can change nothing: neither
-	calls a function, and neither writes a name or field path the other
+	calls a function (but the value macros of _PURE), and neither writes a name or field path the other
 	reads or writes. (Two distinct names, or fields, are taken to be
 	distinct memory: a pointer that aliases another is not seen.) Such
 	a swap is equivalent by construction; it is not generated."""
