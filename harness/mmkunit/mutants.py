@@ -292,6 +292,12 @@ def _in_one_kernel(s: Session, req: MutantsRequest,
 	mutant's is (kunit.py exec, the tests after the crash in further
 	boots). The mutants it cannot hold are left out of the result, to be
 	built alone."""
+	build_dir = tree.build_dir(s.build_key)
+	touched = {f for m in mutants for f in m.touched}
+	if not all(schemata.has_command(build_dir, o)
+		   for o in schemata.units(dict.fromkeys(touched, b''))):
+		# Not a tree kbuild built: each is built alone.
+		return {}
 	mutagen.use_parser(s.cache, s.source.install)
 	base = ov.stage(s.overlay, tree.source)
 	numbers = {m.name: i + 1 for i, m in enumerate(mutants)}
@@ -307,7 +313,6 @@ def _in_one_kernel(s: Session, req: MutantsRequest,
 	if not c_files:
 		return {}
 	results = runner.new_results_dir(s.cache, 'mutants-in-one-kernel')
-	build_dir = tree.build_dir(s.build_key)
 	timeout = max(schemata.MIN_TIMEOUT,
 		      generated.TIMEOUT_MULTIPLIER * baseline_seconds)
 	out: Dict[str, MutantResult] = {}
