@@ -366,27 +366,46 @@ def _confirm_alone(s: Session, req: MutantsRequest,
 		   tree: trees.PreparedTree, scored: List[Scored],
 		   sources: Dict[str, bytes], globs: Dict[str, str],
 		   opts: RunOptions, timeout: int) -> List[Scored]:
-	"""Each survivor of the schemata built alone and run again: in a
-	schema the compiler may drop a mutant's branch as unreachable when
-	the mutant makes something undefined on its path (a deleted
-	assignment leaves a variable unset, which -ftrivial-auto-var-init
-	makes 0 only where no branch sets it), and the kernel then runs the
-	original there. A survivor killed alone is killed."""
+	"""Each survivor of the schemata built alone and run again, as the
+	schemata ran it: without a configuration, then, if it survives, under
+	each of CHECKERS in turn. In a schema the compiler may drop a
+	mutant's branch as unreachable when the mutant makes something
+	undefined on its path (a deleted assignment leaves a variable unset,
+	which -ftrivial-auto-var-init makes 0 only where no branch sets it),
+	and the kernel then runs the original there. A survivor killed alone
+	is killed."""
 	survivors = [r.mutant for r in scored if r.outcome == Outcome.SURVIVED]
 	if not survivors:
 		return scored
 	print(f'mm-kunit: {len(survivors)} survivors of the schemata, each '
 	      'built alone')
-	alone = {r.mutant.id: r for r in _by_rebuild(
-		s, req, tree, survivors, sources, globs, opts, timeout, None)}
+	killed: Dict[str, Scored] = {}
+	configs: List[Optional[str]] = [None]
+	if not s.build.config:
+		configs += [c for c in CHECKERS if s.config_file(
+			f'{s.build.arch}-{c}.config').is_file()]
+	for config in configs:
+		todo = [m for m in survivors if m.id not in killed]
+		if not todo:
+			break
+		checked, how, wait = s, opts, timeout
+		if config:
+			checked = s.with_config(config)
+			wait = _baseline(checked, tree)
+			how = _options(checked, tree, wait)
+		for r in _by_rebuild(checked, req, tree, todo, sources, globs,
+				     how, wait, None):
+			if r.outcome.killed:
+				r.detail = '; '.join(x for x in (
+					'built alone', config and f'under --config {config}',
+					r.detail) if x)
+				killed[r.mutant.id] = r
 	out = []
 	for r in scored:
-		new = alone.get(r.mutant.id)
-		if new is not None and new.outcome.killed:
+		new = killed.get(r.mutant.id)
+		if new is not None:
 			new.diff = r.diff
 			new.seconds += r.seconds
-			new.detail = '; '.join(x for x in ('built alone', new.detail)
-					       if x)
 			r = new
 		out.append(r)
 	return out

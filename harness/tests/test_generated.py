@@ -326,26 +326,39 @@ def test_equivalent_ids_may_hold_a_bar(tmp_path: Path) -> None:
 
 
 def test_survivors_of_the_schemata_are_built_alone(
+		tmp_path: Path, overlay_dir: Path,
 		monkeypatch: pytest.MonkeyPatch) -> None:
 	"""A schema's compiler may drop a mutant's branch (it made something
 	undefined on its path), so a survivor of the schemata counts as one
-	only when its own build says so too; equivalent ones are left."""
+	only when its own builds say so too: without a configuration, then
+	under each checker's; equivalent ones are left."""
+	from mmkunit import request
+	from mmkunit.session import Session
 	O = gen.Outcome
-	rs = scored('f', O.SURVIVED, O.KILLED, O.SURVIVED, O.REVIEWED)
+	rs = scored('f', O.SURVIVED, O.KILLED, O.SURVIVED, O.REVIEWED,
+		    O.SURVIVED)
 	seen = []
 
 	def by_rebuild(s, req, tree, mutants, sources, globs, opts, timeout,
 		       comparers):
-		seen.append(([m.line for m in mutants], comparers))
-		return [gen.Scored(m, O.KILLED if m.line == 1 else O.SURVIVED,
+		seen.append((s.build.config, [m.line for m in mutants], comparers))
+		dies = {None: 1, 'debug': 3}.get(s.build.config)
+		return [gen.Scored(m, O.KILLED if m.line == dies else O.SURVIVED,
 				   ['s.t'])
 			for m in mutants]
 
 	monkeypatch.setattr(gen, '_by_rebuild', by_rebuild)
-	out = gen._confirm_alone(None, None, None, rs, {}, {}, None, 30)
-	# Built alone, with no TCE (the schema pass compared them already).
-	assert seen == [([1, 3], None)]
-	assert [r.outcome for r in out] == [O.KILLED, O.KILLED, O.SURVIVED,
-					    O.REVIEWED]
+	monkeypatch.setattr(gen, '_baseline', lambda s, tree: 30)
+	monkeypatch.setattr(gen, '_options', lambda s, tree, timeout: None)
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
+	s = Session(request.Source(cache=tmp_path))
+	out = gen._confirm_alone(s, None, None, rs, {}, {}, None, 30)
+	# Built alone, with no TCE (the schema pass compared them already),
+	# under each configuration while they survive.
+	assert seen == [(None, [1, 3, 5], None), ('debug', [3, 5], None),
+			('distro', [5], None)]
+	assert [r.outcome for r in out] == [O.KILLED, O.KILLED, O.KILLED,
+					    O.REVIEWED, O.SURVIVED]
 	assert out[0].detail == 'built alone' and out[0].diff == rs[0].diff
+	assert out[2].detail == 'built alone; under --config debug'
 	assert 'killed built alone' in gen.report(out)

@@ -58,6 +58,9 @@ struct filemap_test_file {
 	/* Pages the backing store was asked to read, in order. */
 	pgoff_t reads[FILEMAP_TEST_MAX_READS];
 	unsigned long nr_reads;
+	/* The mm the file is mapped into, and the reads made under its lock. */
+	struct mm_struct *mm;
+	unsigned long locked_reads;
 };
 
 /* Large folios and PMD mappings need THP (x86_64, not UML). */
@@ -84,6 +87,8 @@ static void filemap_test_record_read(struct folio *folio)
 			ft->reads[ft->nr_reads] = folio->index + i;
 		ft->nr_reads++;
 	}
+	if (ft->mm && rwsem_is_locked(&ft->mm->mmap_lock))
+		ft->locked_reads += folio_nr_pages(folio);
 	folio_mark_uptodate(folio);
 	folio_unlock(folio);
 }
@@ -194,6 +199,7 @@ static struct filemap_test_file *filemap_test_create_shmem(struct kunit *test)
 static void filemap_test_forget_reads(struct filemap_test_file *ft)
 {
 	ft->nr_reads = 0;
+	ft->locked_reads = 0;
 }
 
 static unsigned short filemap_test_mmap_miss(struct filemap_test_file *ft)
@@ -326,6 +332,7 @@ static struct filemap_test_map filemap_test_mmap_at(struct kunit *test,
 			kunit_add_action_or_reset(test, filemap_test_unmap,
 						  unmap));
 	map.mm = current->mm;
+	ft->mm = map.mm;
 	mmap_read_lock(map.mm);
 	map.vma = find_vma(map.mm, addr);
 	mmap_read_unlock(map.mm);
@@ -809,8 +816,9 @@ static void filemap_test_sync_readahead(struct kunit *test)
 
 	dropped = filemap_test_sync_ra(&map, c->pgoff, FILEMAP_TEST_FAULT_FIRST);
 
-	/* The mmap lock is dropped for the I/O, and only for it. */
+	/* The mmap lock is dropped for the I/O, before it, and only for it. */
 	KUNIT_EXPECT_EQ(test, c->nr_read != 0, dropped);
+	KUNIT_EXPECT_EQ(test, 0UL, ft->locked_reads);
 	KUNIT_EXPECT_EQ(test, c->miss_after, filemap_test_mmap_miss(ft));
 	KUNIT_EXPECT_EQ(test, c->ra_start, ra->start);
 	KUNIT_EXPECT_EQ(test, c->ra_size, ra->size);
@@ -1206,8 +1214,12 @@ static void filemap_test_async_readahead(struct kunit *test)
 		folio_unlock(folio);
 	dropped = filemap_test_release_fault_lock(&map, fpin);
 
-	/* The mmap lock is dropped for the async read, and only for it. */
+	/*
+	 * The mmap lock is dropped for the async read, before it, and only
+	 * for it.
+	 */
 	KUNIT_EXPECT_EQ(test, c->nr_read != 0, dropped);
+	KUNIT_EXPECT_EQ(test, 0UL, ft->locked_reads);
 	KUNIT_EXPECT_EQ(test, c->miss_after, filemap_test_mmap_miss(ft));
 	filemap_test_expect_reads(test, ft, c->read_start, c->nr_read, c->desc);
 }

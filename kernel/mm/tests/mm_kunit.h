@@ -199,24 +199,31 @@ static inline struct vfsmount *mm_kunit_cgroup2_mount(void)
 	return mnt;
 }
 
-/* As rmdir of the cgroup: its memcg goes offline, and away once unused. */
+/* rmdir of the cgroup: its memcg goes offline, and away once unused. */
+static inline int mm_kunit_memcg_rmdir(struct mm_kunit_memcg *m)
+{
+	struct dentry *root = m->mnt->mnt_root;
+	struct dentry *dir;
+	int err;
+
+	dir = start_removing(&nop_mnt_idmap, root, &QSTR(m->name));
+	if (IS_ERR(dir))
+		return PTR_ERR(dir);
+	err = vfs_rmdir(&nop_mnt_idmap, d_inode(root), dir, NULL);
+	end_removing(dir);
+	if (!err)
+		m->made = false;
+	return err;
+}
+
 static inline void mm_kunit_memcg_remove(void *data)
 {
 	struct mm_kunit_memcg *m = data;
-	struct dentry *root = m->mnt->mnt_root;
-	struct dentry *dir;
 
 	if (m->memcg)
 		css_put(&m->memcg->css);
-	if (m->made) {
-		dir = start_removing(&nop_mnt_idmap, root, &QSTR(m->name));
-		WARN_ON(IS_ERR(dir));
-		if (!IS_ERR(dir)) {
-			WARN_ON(vfs_rmdir(&nop_mnt_idmap, d_inode(root), dir,
-					  NULL));
-			end_removing(dir);
-		}
-	}
+	if (m->made)
+		WARN_ON(mm_kunit_memcg_rmdir(m));
 	if (m->enabled)
 		WARN_ON(mm_kunit_subtree_control(m->mnt, "-memory"));
 	mntput(m->mnt);
@@ -254,7 +261,7 @@ static inline int mm_kunit_memcg_mkdir(struct mm_kunit_memcg *m)
  * test when memory cgroups are disabled or their controller cannot be had
  * on the cgroup2 hierarchy (bound to cgroup1).
  */
-static inline struct mem_cgroup *mm_kunit_memcg_create(struct kunit *test)
+static inline struct mm_kunit_memcg *__mm_kunit_memcg_create(struct kunit *test)
 {
 	static atomic_t serial = ATOMIC_INIT(0);
 	struct mm_kunit_memcg *m;
@@ -280,6 +287,29 @@ static inline struct mem_cgroup *mm_kunit_memcg_create(struct kunit *test)
 	if (err)
 		kunit_skip(test, "no memory controller on cgroup2: %d", err);
 	KUNIT_ASSERT_EQ(test, 0, mm_kunit_memcg_mkdir(m));
+	return m;
+}
+
+static inline struct mem_cgroup *mm_kunit_memcg_create(struct kunit *test)
+{
+	return __mm_kunit_memcg_create(test)->memcg;
+}
+
+/*
+ * A memory cgroup of the test's own that has gone offline: removed as
+ * rmdir removes it, and waited for until the cgroup core has taken it
+ * offline (the RCU callback that confirms the kill of its references
+ * queues the offlining, after a grace period, as an RCU work). The test
+ * holds a reference to it until it ends.
+ */
+static inline struct mem_cgroup *
+mm_kunit_memcg_create_offline(struct kunit *test)
+{
+	struct mm_kunit_memcg *m = __mm_kunit_memcg_create(test);
+
+	KUNIT_ASSERT_EQ(test, 0, mm_kunit_memcg_rmdir(m));
+	rcu_barrier();
+	flush_rcu_work(&m->memcg->css.destroy_rwork);
 	return m->memcg;
 }
 
@@ -291,6 +321,12 @@ static inline struct mem_cgroup *mm_kunit_memcg_create(struct kunit *test)
 {
 	kunit_skip(test, "no memory controller");
 	return NULL;
+}
+
+static inline struct mem_cgroup *
+mm_kunit_memcg_create_offline(struct kunit *test)
+{
+	return mm_kunit_memcg_create(test);
 }
 #endif /* CONFIG_MEMCG */
 

@@ -1898,6 +1898,8 @@ struct swap_state_test_cluster_case {
 	int page_cluster;
 	int hits;			/* swapin_readahead_hits before */
 	unsigned long target;		/* the slot faulted on */
+	/* the slots read through the device's I/O, else zero-filled */
+	bool io;
 	/* expected: the slots read, [first, last] */
 	unsigned long first;
 	unsigned long last;
@@ -1909,7 +1911,9 @@ struct swap_state_test_cluster_case {
  * rounded up to a power of two of at least 4 and capped at 1 <<
  * page_cluster (the last window forgotten). It never reads slot 0, the
  * swap header, nor a slot past the device's end. A window of one page
- * (page_cluster 0) reads the target alone and leaves the hits.
+ * (page_cluster 0) reads the target alone and leaves the hits. Reads
+ * through the device's I/O are submitted together, the target's among
+ * them: adjacent slots, one submission.
  */
 static const struct swap_state_test_cluster_case swap_state_test_cluster_cases[] = {
 	{
@@ -1963,6 +1967,27 @@ static const struct swap_state_test_cluster_case swap_state_test_cluster_cases[]
 		.last = 44,
 	},
 	{
+		.desc = "the block ending at the device's end: 40-46 of 47 around 42",
+		.vma_ra_disabled = true,
+		.nr_pages = 47,
+		.page_cluster = 3,
+		.hits = 5,
+		.target = 42,
+		.first = 40,
+		.last = 46,
+	},
+	{
+		.desc = "through the device's I/O: 16-23 around 20, one submission",
+		.vma_ra_disabled = true,
+		.nr_pages = SWAP_STATE_TEST_SWAP_PAGES,
+		.page_cluster = 3,
+		.hits = 5,
+		.target = 20,
+		.io = true,
+		.first = 16,
+		.last = 23,
+	},
+	{
 		.desc = "page_cluster 0: the target alone, the hits left",
 		.vma_ra_disabled = true,
 		.nr_pages = SWAP_STATE_TEST_SWAP_PAGES,
@@ -1992,9 +2017,19 @@ static void swap_state_test_check_cluster_slot(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL_MSG(test, folio, "slot %lu cached", offset);
 	KUNIT_EXPECT_TRUE_MSG(test, folio_test_uptodate(folio),
 			      "slot %lu up to date", offset);
+	KUNIT_EXPECT_FALSE_MSG(test, folio_test_locked(folio),
+			       "slot %lu locked", offset);
 	KUNIT_EXPECT_EQ_MSG(test, offset != c->target,
 			    folio_test_readahead(folio),
 			    "slot %lu PG_readahead", offset);
+	/*
+	 * The readahead keeps no reference: the swap cache's is left, and
+	 * the LRU batch's while the folio waits in it (the batch this CPU
+	 * had empty may have been drained since).
+	 */
+	KUNIT_EXPECT_EQ_MSG(test, 1 + !folio_test_lru(folio),
+			    folio_ref_count(folio), "slot %lu references",
+			    offset);
 }
 
 /*
@@ -2009,6 +2044,7 @@ swap_state_test_cluster_setup(struct kunit *test,
 {
 	unsigned long addr = swap_state_test_addr(SWAP_STATE_TEST_MID);
 	struct vm_area_struct *vma;
+	unsigned long offset;
 	swp_entry_t entry;
 
 	swap_state_test_use_vma_readahead(test);
@@ -2021,6 +2057,8 @@ swap_state_test_cluster_setup(struct kunit *test,
 	WRITE_ONCE(page_cluster, c->page_cluster);
 	atomic_set(&swapin_readahead_hits, c->hits);
 	*si = swap_state_test_swapon_dev(test, c->nr_pages);
+	for (offset = 1; c->io && offset < c->nr_pages; offset++)
+		swap_state_test_clear_zero(*si, offset);
 	entry = swp_entry((*si)->type, c->target);
 	vma = swap_state_test_hits_vma(test, SWAP_STATE_TEST_INFO(2));
 	swap_state_test_hold_ptes(test, vma->vm_mm);
@@ -2033,7 +2071,8 @@ swap_state_test_cluster_setup(struct kunit *test,
 /*
  * Without VMA readahead, a swap fault reads the block of the case's slots,
  * whatever the PTEs and the VMA's readahead state: every slot of it a
- * zero-filled page, all but the target marked PG_readahead.
+ * zero-filled page or read through the device, all but the target marked
+ * PG_readahead.
  */
 static void swap_state_test_cluster_readahead(struct kunit *test)
 {
@@ -2057,7 +2096,9 @@ static void swap_state_test_cluster_readahead(struct kunit *test)
 	for (offset = 0; offset < SWAP_STATE_TEST_SWAP_PAGES; offset++)
 		swap_state_test_check_cluster_slot(test, c, si, offset);
 	KUNIT_EXPECT_EQ(test, nr - 1, ev.swap_ra);
-	KUNIT_EXPECT_EQ(test, nr, ev.swpin_zero);
+	KUNIT_EXPECT_EQ(test, c->io ? 0 : nr, ev.swpin_zero);
+	KUNIT_EXPECT_EQ(test, c->io ? nr : 0, ev.pswpin);
+	KUNIT_EXPECT_EQ(test, c->io ? 1 : 0, ev.nrswpin);
 	KUNIT_EXPECT_EQ(test, c->page_cluster ? 0 : c->hits,
 			atomic_read(&swapin_readahead_hits));
 	KUNIT_EXPECT_EQ(test, SWAP_STATE_TEST_INFO(2),

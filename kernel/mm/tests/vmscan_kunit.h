@@ -162,6 +162,36 @@ static void vmscan_test_unlock(struct lruvec *lruvec, bool enabled)
 	lruvec_unlock_irq(lruvec);
 }
 
+/* The agings that take an lruvec's generations past its first ones. */
+#define VMSCAN_TEST_AGINGS	(MAX_NR_GENS + 1)
+
+/*
+ * A memcg of the test's own whose lruvecs, one a node, have been aged
+ * VMSCAN_TEST_AGINGS times, as the debugfs file ages them: past the first
+ * MAX_NR_GENS generations, so that a sequence number and the generation it
+ * is in (lru_gen_from_seq()), or its history slot (lru_hist_from_seq()),
+ * differ. The node's own lruvecs are the system's to age: without a memory
+ * controller the test is skipped.
+ */
+static struct mem_cgroup *vmscan_test_aged_memcg(struct kunit *test)
+{
+	struct mem_cgroup *memcg;
+	int nid, i;
+
+	if (mem_cgroup_disabled())
+		kunit_skip(test, "needs a memcg of the test's own to age");
+	memcg = mm_kunit_memcg_create(test);
+	for_each_node_state(nid, N_MEMORY) {
+		struct lruvec *lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(nid));
+
+		for (i = 0; i < VMSCAN_TEST_AGINGS; i++)
+			KUNIT_ASSERT_TRUE(test, mm_kunit_lru_gen_age(lruvec));
+		KUNIT_ASSERT_GE(test, READ_ONCE(lruvec->lrugen.min_seq[LRU_GEN_FILE]),
+				(unsigned long)MAX_NR_GENS);
+	}
+	return memcg;
+}
+
 /* -------------------------------------------------------------------------
  * mm_vmscan_mglru: lru_gen_folio_seq()
  */
@@ -559,7 +589,9 @@ static void vmscan_test_add(struct folio *folio, struct folio *earlier,
 	vmscan_test_unlock(lruvec, enabled);
 }
 
-static void vmscan_test_add_folio(struct kunit *test)
+/* The case's folio added to the lruvec of @memcg (NULL: the root's). */
+static void vmscan_test_add_folio_of(struct kunit *test,
+				     struct mem_cgroup *memcg)
 {
 	const struct vmscan_test_add_case *c = test->param_value;
 	unsigned long keep = BIT(PG_referenced) | BIT(PG_workingset) |
@@ -568,8 +600,8 @@ static void vmscan_test_add_folio(struct kunit *test)
 	struct vmscan_test_added out;
 	unsigned long flags, seq;
 
-	earlier = vmscan_test_folio_create(test, 0, c->flags);
-	folio = vmscan_test_folio_create(test, c->order, c->flags);
+	earlier = vmscan_test_memcg_folio_create(test, 0, c->flags, memcg);
+	folio = vmscan_test_memcg_folio_create(test, c->order, c->flags, memcg);
 	if (c->flags & BIT(PG_referenced))
 		KUNIT_ASSERT_TRUE(test, vmscan_test_set_refs(folio, 2));
 	flags = READ_ONCE(folio->flags.f);
@@ -591,6 +623,17 @@ static void vmscan_test_add_folio(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->reclaiming, out.at_tail);
 	KUNIT_EXPECT_FALSE(test, out.flags & BIT(PG_active));
 	KUNIT_EXPECT_EQ(test, flags & keep, out.flags & keep);
+}
+
+static void vmscan_test_add_folio(struct kunit *test)
+{
+	vmscan_test_add_folio_of(test, NULL);
+}
+
+/* The same, on an lruvec whose sequence numbers are past its generations'. */
+static void vmscan_test_add_folio_aged(struct kunit *test)
+{
+	vmscan_test_add_folio_of(test, vmscan_test_aged_memcg(test));
 }
 
 /* -------------------------------------------------------------------------
@@ -1010,7 +1053,9 @@ static void vmscan_test_check_sorted(struct kunit *test,
 			    "PG_referenced, refs and PG_workingset");
 }
 
-static void vmscan_test_sort_folio(struct kunit *test)
+/* The case's folio sorted on the lruvec of @memcg (NULL: the root's). */
+static void vmscan_test_sort_folio_of(struct kunit *test,
+				      struct mem_cgroup *memcg)
 {
 	const struct vmscan_test_sort_case *c = test->param_value;
 	unsigned long type = c->anon ?
@@ -1020,10 +1065,10 @@ static void vmscan_test_sort_folio(struct kunit *test)
 	unsigned long flags;
 	int t, i;
 
-	folio = vmscan_test_folio_create(test, c->order, type |
+	folio = vmscan_test_memcg_folio_create(test, c->order, type |
 			(c->promoted ? BIT(PG_active) | BIT(PG_workingset) : 0) |
-			(c->workingset ? BIT(PG_workingset) : 0));
-	other = vmscan_test_folio_create(test, 0, 0);
+			(c->workingset ? BIT(PG_workingset) : 0), memcg);
+	other = vmscan_test_memcg_folio_create(test, 0, 0, memcg);
 	vmscan_test_need_refs_width(test, vmscan_test_set_refs(folio, c->refs));
 	/* Only the rows that say so are for a saturated folio. */
 	vmscan_test_need_refs_width(test, c->refs == VMSCAN_TEST_REFS_FULL ||
@@ -1042,6 +1087,17 @@ static void vmscan_test_sort_folio(struct kunit *test)
 			KUNIT_EXPECT_EQ_MSG(test, want, out.protected[t][i],
 					    "protected[type %d][tier %d]", t, i);
 		}
+}
+
+static void vmscan_test_sort_folio(struct kunit *test)
+{
+	vmscan_test_sort_folio_of(test, NULL);
+}
+
+/* The same, on an lruvec whose sequence numbers are past its generations'. */
+static void vmscan_test_sort_folio_aged(struct kunit *test)
+{
+	vmscan_test_sort_folio_of(test, vmscan_test_aged_memcg(test));
 }
 
 /* -------------------------------------------------------------------------
@@ -1555,9 +1611,12 @@ static void vmscan_test_tier_idx(struct kunit *test)
 static struct kunit_case vmscan_test_mglru_cases[] = {
 	KUNIT_CASE_PARAM(vmscan_test_folio_seq, vmscan_test_seq_gen_params),
 	KUNIT_CASE_PARAM(vmscan_test_add_folio, vmscan_test_add_gen_params),
+	KUNIT_CASE_PARAM(vmscan_test_add_folio_aged, vmscan_test_add_gen_params),
 	KUNIT_CASE_PARAM(vmscan_test_refs_tier, vmscan_test_refs_gen_params),
 	KUNIT_CASE(vmscan_test_mark_accessed),
 	KUNIT_CASE_PARAM(vmscan_test_sort_folio, vmscan_test_sort_gen_params),
+	KUNIT_CASE_PARAM(vmscan_test_sort_folio_aged,
+			 vmscan_test_sort_gen_params),
 	KUNIT_CASE_PARAM(vmscan_test_positive_ctrl_err,
 			 vmscan_test_err_gen_params),
 	KUNIT_CASE_PARAM(vmscan_test_type_to_scan, vmscan_test_type_gen_params),
@@ -2206,6 +2265,43 @@ static void vmscan_test_get_scan_count(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, 1920UL, usage);
 }
 
+/*
+ * get_scan_count() over a memcg that has gone offline. Reclaim would take
+ * SWAP_CLUSTER_MAX pages of a list of it that gets nothing to scan, to
+ * scrape out what is left; but offlining moved its folios and their
+ * counts to its parent, so every list of it is empty, and of an empty
+ * list it takes nothing.
+ */
+static void vmscan_test_get_scan_count_offline(struct kunit *test)
+{
+	struct scan_control sc = {
+		.may_swap = true,
+		.priority = DEF_PRIORITY,
+		.reclaim_idx = MAX_NR_ZONES - 1,
+	};
+	unsigned long nr[NR_LRU_LISTS];
+	struct mem_cgroup *memcg;
+	struct lruvec *lruvec;
+	enum lru_list lru;
+
+	vmscan_test_need_lru_gen(test, false);
+	memcg = mm_kunit_memcg_create_offline(test);
+	KUNIT_ASSERT_FALSE(test, mem_cgroup_online(memcg));
+	sc.target_mem_cgroup = memcg;
+	lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(first_memory_node));
+
+	memset(nr, 0xff, sizeof(nr));
+	get_scan_count(lruvec, &sc, nr);
+
+	for_each_evictable_lru(lru) {
+		KUNIT_EXPECT_EQ_MSG(test, 0UL,
+				    lruvec_lru_size(lruvec, lru, sc.reclaim_idx),
+				    "%s size", vmscan_test_lru_names[lru]);
+		KUNIT_EXPECT_EQ_MSG(test, 0UL, nr[lru], "%s",
+				    vmscan_test_lru_names[lru]);
+	}
+}
+
 /* -------------------------------------------------------------------------
  * mm_vmscan_scan_balance: prepare_scan_control()
  */
@@ -2844,6 +2940,7 @@ static struct kunit_case vmscan_test_balance_cases[] = {
 			 vmscan_test_pressure_gen_params),
 	KUNIT_CASE_PARAM(vmscan_test_get_scan_count,
 			 vmscan_test_count_gen_params),
+	KUNIT_CASE(vmscan_test_get_scan_count_offline),
 	{}
 };
 

@@ -337,14 +337,16 @@ static void *workingset_test_evict(struct kunit *test,
 }
 
 /*
- * Evict and refault, with the lruvec aged @agings times between: returns
- * the refaulting folio, with what the refault moved of the node's events
- * in @e and of the lrugen counts in the returned counts.
+ * Evict and refault, with the lruvec aged @before times first and @agings
+ * times between: returns the refaulting folio, with what the refault moved
+ * of the node's events in @e and of the lrugen counts in the returned
+ * counts.
  */
 static struct workingset_test_counts *
 workingset_test_refault(struct kunit *test,
-			const struct workingset_test_case *c, int agings,
-			struct folio **foliop, struct workingset_test_events *e)
+			const struct workingset_test_case *c, int before,
+			int agings, struct folio **foliop,
+			struct workingset_test_events *e)
 {
 	struct mem_cgroup *memcg = workingset_test_memcg(test);
 	struct folio *folio = workingset_test_folio_create(test, c,
@@ -358,6 +360,8 @@ workingset_test_refault(struct kunit *test,
 	rcu_read_lock();
 	lruvec = folio_lruvec(folio);
 	rcu_read_unlock();
+	for (i = 0; i < before; i++)
+		KUNIT_ASSERT_TRUE(test, mm_kunit_lru_gen_age(lruvec));
 	n = workingset_test_counts(test, lruvec, folio_is_file_lru(folio));
 	shadow = workingset_test_evict(test, c, folio_nid(folio), memcg, n);
 	for (i = 0; i < agings; i++)
@@ -379,7 +383,9 @@ workingset_test_refault(struct kunit *test,
 	return n;
 }
 
-static void workingset_test_lru_gen_refault(struct kunit *test)
+/* The case's eviction and refault, on an lruvec aged @before times first. */
+static void workingset_test_lru_gen_refault_after(struct kunit *test,
+						  int before)
 {
 	const struct workingset_test_case *c = test->param_value;
 	struct workingset_test_events e = {};
@@ -389,7 +395,7 @@ static void workingset_test_lru_gen_refault(struct kunit *test)
 	long nr;
 	int tier;
 
-	n = workingset_test_refault(test, c, 0, &folio, &e);
+	n = workingset_test_refault(test, c, before, 0, &folio, &e);
 
 	nr = folio_nr_pages(folio);
 	flags = READ_ONCE(folio->flags.f);
@@ -408,6 +414,27 @@ static void workingset_test_lru_gen_refault(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->workingset ? nr : 0L, e.restore);
 	KUNIT_EXPECT_EQ(test, c->workingset && c->in_fault ? nr : 0L,
 			e.activate);
+}
+
+static void workingset_test_lru_gen_refault(struct kunit *test)
+{
+	workingset_test_lru_gen_refault_after(test, 0);
+}
+
+/* Agings that take an lruvec past its first generations (min_seq 5). */
+#define WORKINGSET_TEST_AGINGS	(MAX_NR_GENS + 1)
+
+/*
+ * The same on an lruvec aged past its first MAX_NR_GENS generations: the
+ * shadow records the oldest generation's sequence number, not the
+ * generation it is in, the counts go to that sequence's history slot, and
+ * the refault is recent by the distance of the sequence numbers.
+ */
+static void workingset_test_lru_gen_refault_aged(struct kunit *test)
+{
+	if (mem_cgroup_disabled())
+		kunit_skip(test, "needs a memcg of its own to age");
+	workingset_test_lru_gen_refault_after(test, WORKINGSET_TEST_AGINGS);
 }
 
 /*
@@ -516,7 +543,7 @@ static void workingset_test_lru_gen_refault_not_recent(struct kunit *test)
 
 	if (mem_cgroup_disabled())
 		kunit_skip(test, "needs a memcg of its own to age");
-	n = workingset_test_refault(test, &c, 1, &folio, &e);
+	n = workingset_test_refault(test, &c, 0, 1, &folio, &e);
 
 	lrugen = &n->lruvec->lrugen;
 	KUNIT_EXPECT_EQ(test, MAX_NR_GENS, READ_ONCE(lrugen->max_seq));
@@ -543,6 +570,8 @@ static void workingset_test_lru_gen_refault_not_recent(struct kunit *test)
 
 static struct kunit_case workingset_test_cases_list[] = {
 	KUNIT_CASE_PARAM(workingset_test_lru_gen_refault,
+			 workingset_test_gen_params),
+	KUNIT_CASE_PARAM(workingset_test_lru_gen_refault_aged,
 			 workingset_test_gen_params),
 	KUNIT_CASE(workingset_test_lru_gen_refault_other_node),
 	KUNIT_CASE(workingset_test_lru_gen_refault_not_recent),
