@@ -1686,6 +1686,8 @@ static void filemap_test_map_pages_rss(struct kunit *test)
 struct filemap_test_range_case {
 	const char *desc;
 	bool shmem;
+	/* Pages the file has past FILEMAP_TEST_FILE_PAGES. */
+	unsigned long longer;
 	/* The file page the mapping starts at. */
 	pgoff_t vm_pgoff;
 	/* No page table yet: one preallocated, as do_fault_around() does. */
@@ -1720,6 +1722,17 @@ static const struct filemap_test_range_case filemap_test_range_cases[] = {
 		.index = FILEMAP_TEST_LAST_PAGE - 1,
 		.first = FILEMAP_TEST_LAST_PAGE - 5,
 		.last = FILEMAP_TEST_LAST_PAGE + 4,
+		.mapped = true,
+	},
+	{
+		/* A length no power of two has, nor a multiple of a PMD. */
+		.desc = "a file 17 pages longer: its last page is mapped",
+		.longer = 17,
+		.cached_first = FILEMAP_TEST_LAST_PAGE + 14,
+		.cached_last = FILEMAP_TEST_LAST_PAGE + 17,
+		.index = FILEMAP_TEST_LAST_PAGE + 16,
+		.first = FILEMAP_TEST_LAST_PAGE + 12,
+		.last = FILEMAP_TEST_LAST_PAGE + 21,
 		.mapped = true,
 	},
 	{
@@ -1872,9 +1885,8 @@ static void filemap_test_map_pages_range(struct kunit *test)
 	const struct filemap_test_range_case *c = test->param_value;
 	struct filemap_test_file *ft = c->shmem ? filemap_test_create_shmem(test) :
 				       filemap_test_create(test, FILEMAP_TEST_RA_PAGES);
-	struct filemap_test_map map = filemap_test_mmap_at(test, ft, 0,
-			c->vm_pgoff, FILEMAP_TEST_FILE_PAGES - c->vm_pgoff,
-			PROT_READ);
+	unsigned long pages = FILEMAP_TEST_FILE_PAGES + c->longer;
+	struct filemap_test_map map;
 	int rss = c->shmem ? MM_SHMEMPAGES : MM_FILEPAGES;
 	int other = c->shmem ? MM_FILEPAGES : MM_SHMEMPAGES;
 	unsigned long nr = c->cached_last - c->cached_first + 1;
@@ -1883,6 +1895,10 @@ static void filemap_test_map_pages_range(struct kunit *test)
 	vm_fault_t ret;
 	int *refs;
 
+	if (c->longer)
+		i_size_write(file_inode(ft->file), pages << PAGE_SHIFT);
+	map = filemap_test_mmap_at(test, ft, 0, c->vm_pgoff,
+				   pages - c->vm_pgoff, PROT_READ);
 	refs = filemap_test_cache_range(test, c, ft);
 	rss_before = get_mm_counter_sum(map.mm, rss);
 	other_before = get_mm_counter_sum(map.mm, other);
