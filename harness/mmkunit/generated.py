@@ -51,11 +51,6 @@ THRESHOLD = 95
 # min_timeout, is stopped and counted as a timeout: cargo-mutants' rule.
 # The margin covers a run slowed by the build in the other tree.
 TIMEOUT_MULTIPLIER = 5
-# What `check` runs: this many mutants of all the pinned functions, drawn
-# with this seed (mutagen.sample()); a sample of 80 takes more than twice
-# as long, which check's time has no room for (both: docs/costs.md).
-CHECK_SAMPLE = 40
-CHECK_SEED = 0
 # The configurations the survivors of a run without one are run again
 # in, in turn, before they count: the kernel's own checkers (lockdep, RCU
 # lockdep, KASAN, DEBUG_VM) see what no assertion can, such as an RCU read
@@ -337,7 +332,9 @@ def _run(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 		{'arch': arch, 'mutants': [r.to_json() for r in scored]},
 		indent=1) + '\n')
 	print(report(scored))
-	stale = sorted({i for i, e in reviewed.items() if e.applies(arch)} -
+	# Listed for this arch, of a function run here, and not reviewed.
+	stale = sorted({i for i, e in reviewed.items() if e.applies(arch) and
+			i.split(':')[0] in here} -
 		       {r.mutant.id for r in scored if r.outcome == Outcome.REVIEWED})
 	if not req.mutants and not req.sample and not req.shard and \
 	   not req.in_diff and not req.operators:

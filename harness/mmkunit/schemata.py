@@ -390,18 +390,33 @@ def build(s: Session, tree: trees.PreparedTree,
 	held = [m for m in mutants if not declares(m)]
 	why = {m.id: 'it declares a name' for m in refused}
 
+	# The schema texts each unit last compiled cleanly with: a unit
+	# whose own file and the headers are as they were is not compiled
+	# again.
+	texts: Dict[str, bytes] = {}
+	clean: Dict[str, Tuple[bytes, ...]] = {}
+
 	def put(chosen: Sequence[mutagen.Mutant]) -> Tuple[List[Schema],
 							     List[ov.Patch]]:
 		schemas = _render_all(sources, chosen, numbers, definer)
 		patches = [patch_of(sc.path, sources[sc.path], sc.text)
 			   for sc in schemas if sc.text != sources[sc.path]]
 		s.put_series(tree, patches)
+		texts.update((sc.path, sc.text) for sc in schemas)
 		return schemas, patches
 
+	def key(obj: str) -> Tuple[bytes, ...]:
+		return tuple(texts[p] for p in sorted(texts)
+			     if not p.endswith('.c') or tce.object_of(p) == obj)
+
 	def compile_errors(objs: Sequence[str]) -> str:
+		todo = [o for o in objs if clean.get(o) != key(o)]
 		with concurrent.futures.ThreadPoolExecutor(2) as pool:
 			done = list(pool.map(lambda o: tce.compiles(build_dir, o),
-					     objs))
+					     todo))
+		for o, (ok, _) in zip(todo, done):
+			if ok:
+				clean[o] = key(o)
 		return '\n'.join(why for ok, why in done if not ok)
 
 	for attempt in range(ATTEMPTS):

@@ -56,7 +56,7 @@ def test_check_steps_run_the_real_commands(
 def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	"""A step gets what was given to check, and otherwise its command's
 	own defaults; the port's steps and fixes name their kernels."""
-	from mmkunit import cli, generated, handlers, kernels, request
+	from mmkunit import cli, handlers, kernels, request
 	from mmkunit import session
 	req = cli.parse_args(['check', '--no-install', '--cache', '/c',
 			      '--jobs', '1'])
@@ -75,12 +75,11 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 		kernels.KERNELS[kernels.DEFAULT]
 	assert (run.build.arch, run.build.config, run.bisect) == \
 		('x86_64', 'distro', False)
-	sample = steps['mutants um generated']
-	assert isinstance(sample, request.MutantsRequest)
-	assert (sample.generated, sample.sample, sample.seed,
-		sample.build.arch, sample.build.config) == (
-			True, generated.CHECK_SAMPLE, generated.CHECK_SEED, 'um',
-			None)
+	every = steps['mutants um generated']
+	assert isinstance(every, request.MutantsRequest)
+	assert (every.generated, every.sample, every.shard, every.mutants,
+		every.rebuild, every.build.arch, every.build.config) == (
+			True, None, None, (), False, 'um', None)
 	assert list(steps).index('mutants um generated') == \
 		list(steps).index('mutants um') + 1
 	# The hand mutants limited to the distro configuration run there,
