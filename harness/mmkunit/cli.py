@@ -145,8 +145,9 @@ def _export_args(p: argparse.ArgumentParser) -> None:
 		       'base-commit: line (default: HEAD of a --kernel git '
 		       'tree without changes)')
 	p.add_argument('--refresh', action='store_true',
-		       help='rewrite kernel/patches so that each patch carries '
-		       'the test files it adds as kernel/ has them (lint checks)')
+		       help='rewrite kernel/patches as export makes them: each '
+		       'patch its message and hooks, the test files it adds '
+		       'named, not copied (lint checks)')
 
 
 def _mutants_args(p: argparse.ArgumentParser) -> None:

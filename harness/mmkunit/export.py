@@ -188,17 +188,31 @@ def export(overlay: ov.Overlay, tree: Path, outdir: Path, who: Identity,
 	return mails
 
 
-def stale_copies(overlay: ov.Overlay) -> List[str]:
-	"""The new files a patch of the series does not carry as they are
-	in kernel/ (export --refresh writes them in)."""
-	out = []
-	for p in overlay.patches:
-		for f in p.new_files:
-			if f not in p.carried:
-				out.append(f'{p.name} does not carry {f}')
-			elif p.carried[f] != overlay.contents[f]:
-				out.append(f'{p.name} carries an old copy of {f}')
-	return out
+def carried_copies(overlay: ov.Overlay) -> List[str]:
+	"""The test files a patch of the series carries a copy of: each is
+	kept once, in kernel/, and export puts it into its patch's mail
+	(export --refresh takes the copies out)."""
+	return [f'{p.name} carries a copy of {f}'
+		for p in overlay.patches for f in p.new_files if f in p.carried]
+
+
+# Where a stored patch's diffstat would be: what its commit adds besides.
+_ADDED_NOTE = ('The commit adds these files too, from kernel/ when the '
+	       'series is exported:\n')
+
+
+def _without_new_files(mail: str, new_files: Sequence[str]) -> str:
+	"""A format-patch mail as kernel/patches keeps it: its message, a
+	line naming the new files in place of the diffstat, and the diffs of
+	the files it changes; the new files' diffs left out."""
+	head, sep, rest = mail.partition('\n---\n')
+	blocks = re.split(r'(?m)^(?=diff --git )', rest)
+	kept = [b for b in blocks[1:]
+		if not any(b.startswith(f'diff --git a/{f} b/{f}\n')
+			   for f in new_files)]
+	note = ''.join(f' {f}\n' for f in new_files)
+	return (head + sep + (_ADDED_NOTE + note + '\n' if note else '') +
+		''.join(kept))
 
 
 def _mail_header(text: str) -> Tuple[str, str]:
@@ -219,10 +233,10 @@ def _author(patch: ov.Patch) -> Identity:
 
 
 def refresh(overlay: ov.Overlay, tree: Path) -> List[Path]:
-	"""Rewrites each patch of kernel/patches whose new files it carries
-	differ from kernel/'s: its message and diffs as export makes them, its
-	header (author, date, subject) as it was. Returns the patches it
-	rewrote."""
+	"""Rewrites each patch of kernel/patches that is not as export makes
+	it: its message and the diffs of the files it changes, without the
+	files it adds (_without_new_files()); its header (author, date,
+	subject) as it was. Returns the patches it rewrote."""
 	local = overlay.local()
 	authors = {_author(p) for p in overlay.patches}
 	if len(authors) != 1:
@@ -240,7 +254,8 @@ def refresh(overlay: ov.Overlay, tree: Path) -> List[Path]:
 			   + [p for p in overlay.patches if p.name in local])
 		for patch, mail in zip(ordered, made):
 			head, _ = _mail_header(patch.path.read_text())
-			_, rest = _mail_header(mail.read_text())
+			_, rest = _mail_header(_without_new_files(
+				mail.read_text(), patch.new_files))
 			if patch.path.read_text() != head + rest:
 				patch.path.write_text(head + rest)
 				rewritten.append(patch.path)
@@ -253,12 +268,30 @@ class LintReport:
 	# patch name -> how checkpatch's MAINTAINERS question was answered
 	maintainers: Dict[str, str] = dataclasses.field(default_factory=dict)
 	am_error: str = ''
-	# New files the series does not carry as kernel/ has them.
-	stale: List[str] = dataclasses.field(default_factory=list)
+	# Test files a patch carries a copy of (kept once, in kernel/).
+	copies: List[str] = dataclasses.field(default_factory=list)
+	# Existing kernel files the series edits other than at their ends.
+	mid_file: List[str] = dataclasses.field(default_factory=list)
 
 	@property
 	def ok(self) -> bool:
-		return not self.checkpatch and not self.am_error and not self.stale
+		return (not self.checkpatch and not self.am_error and
+			not self.copies and not self.mid_file)
+
+
+def mid_file_edits(overlay: ov.Overlay) -> List[str]:
+	"""Where the series edits a file it does not add other than by
+	appending lines to its end: such a hunk needs its neighbours as they
+	are in one release, and the next change to them breaks it. The
+	series' Kconfig symbols and declarations go in files it adds."""
+	out = []
+	for p in overlay.patches:
+		rest, _ = ov.split_appends(p.text)
+		for name in ov.patch_touched_files(rest.decode(errors='replace')):
+			if name not in overlay.files:
+				out.append(f'{p.name} edits {name} other than at '
+					   'its end')
+	return out
 
 
 def check_am(tree: Path, patches: Sequence[Path],
@@ -349,5 +382,6 @@ def lint(overlay: ov.Overlay, tree: Path, outdir: Path,
 		if findings:
 			report.checkpatch[patch.name] = '\n'.join(findings)
 	report.am_error = check_am(tree, patches, ov.stage(overlay, tree))
-	report.stale = stale_copies(overlay)
+	report.copies = carried_copies(overlay)
+	report.mid_file = mid_file_edits(overlay)
 	return report

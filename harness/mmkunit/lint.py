@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """`lint`: the series exported and checked (checkpatch --strict, git am,
-the test files it carries; export.lint), and zizmor on the CI example
+no copy of a test file, edits only at the ends of existing files;
+export.lint), and zizmor on the CI example
 (workflow.py)."""
 
 from __future__ import annotations
@@ -34,14 +35,17 @@ def lint_handler(req: LintRequest) -> int:
 			      report.maintainers[name])
 	print('git am onto ' + str(tree) + ': ' +
 	      ('ok' if not report.am_error else 'FAIL\n  ' + report.am_error))
-	print('the series carries kernel/\'s test files: ' +
-	      ('ok' if not report.stale else 'FAIL\n  ' +
-	       '\n  '.join(report.stale) +
-	       '\n  (./run_kunit.sh export --refresh writes them in)'))
+	print('the patches carry no copy of kernel/\'s test files: ' +
+	      ('ok' if not report.copies else 'FAIL\n  ' +
+	       '\n  '.join(report.copies) +
+	       '\n  (./run_kunit.sh export --refresh takes them out)'))
+	print('the series edits existing files only at their ends: ' +
+	      ('ok' if not report.mid_file else 'FAIL\n  ' +
+	       '\n  '.join(report.mid_file)))
 	found = workflow.zizmor_findings(s.cache, req.source.install)
 	print(f'zizmor --offline {workflow.WORKFLOW.relative_to(REPO)}: ' +
 	      ('ok' if not found else 'FAIL\n  ' + found))
 	failed = (len(report.checkpatch) + bool(report.am_error)
-		  + bool(report.stale) + bool(found))
-	print(f'lint: {len(names) + 3 - failed} passed, {failed} failed')
+		  + bool(report.copies) + bool(report.mid_file) + bool(found))
+	print(f'lint: {len(names) + 4 - failed} passed, {failed} failed')
 	return EXIT_OK if not failed else EXIT_TESTS_FAILED

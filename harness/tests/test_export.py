@@ -132,37 +132,46 @@ def test_local_patches_stay_out_of_the_upstream_series(
 		ov.Overlay.load(overlay_dir).local()
 
 
-def test_refresh_makes_each_patch_carry_its_new_files(
-		overlay_dir: Path, kernel_tree: Path) -> None:
-	"""The series and kernel/ hold the same test files: lint says which
-	patch does not carry one, or carries an old copy; export --refresh
-	writes them in, keeping each patch's author, date and subject."""
+def test_refresh_keeps_each_test_file_once_in_kernel(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	"""A test file is kept once, in kernel/: a patch of kernel/patches
+	holds its message and the diffs of the files it changes, and export
+	puts the files it adds into its mail. lint says which patch carries a
+	copy; export --refresh takes it out, keeping each patch's author, date
+	and subject, and rewrites a message export would make otherwise."""
 	patch = overlay_dir / 'patches/0001-mm-foo-add-tests.patch'
 	header = patch.read_text().partition('\n\n')[0]
+	# A patch as the series kept them before: with a copy of a new file.
+	patch.write_text(patch.read_text() +
+			 'diff --git a/mm/tests/foo_kunit.h b/mm/tests/foo_kunit.h\n'
+			 'new file mode 100644\n--- /dev/null\n'
+			 '+++ b/mm/tests/foo_kunit.h\n@@ -0,0 +1 @@\n+/* old */\n')
 	o = ov.Overlay.load(overlay_dir)
-	assert export.stale_copies(o) == [
-		'0001-mm-foo-add-tests.patch does not carry mm/tests/foo_kunit.h',
-		'0001-mm-foo-add-tests.patch does not carry mm/tests/.kunitconfig']
+	assert export.carried_copies(o) == [
+		'0001-mm-foo-add-tests.patch carries a copy of mm/tests/foo_kunit.h']
 
 	assert export.refresh(o, kernel_tree) == [patch]
 	text = patch.read_text()
 	assert text.partition('\n\n')[0] == header
-	assert '+++ b/mm/tests/foo_kunit.h\n@@ -0,0 +1 @@\n+/* tests of foo */\n' in text
+	assert 'foo_kunit.h\n@@' not in text
+	assert ('---\nThe commit adds these files too, from kernel/ when the '
+		'series is exported:\n mm/tests/foo_kunit.h\n mm/tests/.kunitconfig\n'
+		'\ndiff --git a/mm/Kconfig b/mm/Kconfig\n') in text
 	o = ov.Overlay.load(overlay_dir)
-	assert export.stale_copies(o) == []
+	assert export.carried_copies(o) == []
 	assert export.refresh(o, kernel_tree) == []
-	# The copies are left out of what is applied: the files come from
-	# kernel/, once.
-	(o_patch,) = o.patches
-	assert b'foo_kunit.h\n' not in o_patch.text.split(b'diff --git')[-1]
-	assert o_patch.carried['mm/tests/foo_kunit.h'] == b'/* tests of foo */\n'
 	assert ov.stage(o, kernel_tree)['mm/tests/foo_kunit.h'] == \
 		b'/* tests of foo */\n'
 
+	# The mail has the file, as kernel/ has it now.
 	(overlay_dir / 'mm/tests/foo_kunit.h').write_text('/* edited */\n')
-	assert export.stale_copies(ov.Overlay.load(overlay_dir)) == [
-		'0001-mm-foo-add-tests.patch carries an old copy of '
-		'mm/tests/foo_kunit.h']
+	o = ov.Overlay.load(overlay_dir)
+	(mail,) = export.export(o, kernel_tree, tmp_path / 'out', WHO,
+				cover_letter=False)
+	assert '+++ b/mm/tests/foo_kunit.h\n@@ -0,0 +1 @@\n+/* edited */\n' \
+		in mail.read_text()
+	assert ' mm/tests/foo_kunit.h  ' in mail.read_text()  # the diffstat
+	assert export.refresh(o, kernel_tree) == []
 
 
 def test_split_carried_keeps_other_diffs_and_files_without_newline() -> None:
@@ -177,3 +186,38 @@ def test_split_carried_keeps_other_diffs_and_files_without_newline() -> None:
 	assert carried == {'mm/new.h': b'one\ntwo'}
 	assert b'mm/new.h' not in text
 	assert b'+++ b/mm/other.h' in text and b'+++ b/mm/foo.c' in text
+
+
+def test_mid_file_edits_names_a_hunk_inside_an_existing_file(
+		overlay_dir: Path) -> None:
+	"""A hunk in the middle of mm/Kconfig needs the neighbours of one
+	release; lines appended to a file's end, or edits of a file the
+	series adds, do not."""
+	from conftest import FOO_C, KCONFIG, mail, unified_diff
+	patch = overlay_dir / 'patches/0001-mm-foo-add-tests.patch'
+	assert export.mid_file_edits(ov.Overlay.load(overlay_dir)) == [
+		'0001-mm-foo-add-tests.patch edits mm/Kconfig other than at '
+		'its end']
+
+	(overlay_dir / 'mm/tests/Kconfig').write_text('config FOO_KUNIT_TEST\n')
+	(overlay_dir / 'patches/series').write_text(
+		'0001-mm-foo-add-tests.patch mm/tests/foo_kunit.h '
+		'mm/tests/.kunitconfig mm/tests/Kconfig\n'
+		'0002-mm-bar-add-tests.patch\n')
+	patch.write_text(mail('mm/foo: add tests', unified_diff(
+		'mm/Kconfig', KCONFIG, KCONFIG + 'source "mm/tests/Kconfig"\n')
+		+ unified_diff('mm/foo.c', FOO_C,
+			       FOO_C + '\n#include "tests/foo_kunit.h"\n')))
+	(overlay_dir / 'patches/0002-mm-bar-add-tests.patch').write_text(
+		mail('mm/bar: add tests', unified_diff(
+			'mm/tests/Kconfig', 'config FOO_KUNIT_TEST\n',
+			'config BAR_KUNIT_TEST\nconfig FOO_KUNIT_TEST\n')))
+	assert export.mid_file_edits(ov.Overlay.load(overlay_dir)) == []
+
+
+@pytest.mark.parametrize('port', [''])
+def test_the_series_edits_kernel_files_only_at_their_ends(port: str) -> None:
+	"""7.3's series applies to a tree a release either way: no hunk
+	needs a kernel file's middle."""
+	from mmkunit.session import KERNEL_DIR
+	assert export.mid_file_edits(ov.Overlay.load(KERNEL_DIR / port)) == []

@@ -50,21 +50,24 @@ def test_a_clean_series(tmp_path: Path, kernel_tree: Path,
 		'checkpatch --strict: ok: 0001-a.patch',
 		'checkpatch --strict: ok: 0002-b.patch',
 		f'git am onto {kernel_tree.resolve()}: ok',
-		'the series carries kernel/\'s test files: ok',
+		'the patches carry no copy of kernel/\'s test files: ok',
+		'the series edits existing files only at their ends: ok',
 		f'zizmor --offline {WORKFLOW}: ok',
-		'lint: 5 passed, 0 failed']
+		'lint: 6 passed, 0 failed']
 
 
 def test_each_finding_fails_its_check(
 		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
 		monkeypatch: pytest.MonkeyPatch,
 		capsys: pytest.CaptureFixture[str]) -> None:
-	"""A patch checkpatch complains of, a test file the series does not
-	carry and a zizmor finding: three checks failed, each with why."""
+	"""A patch checkpatch complains of, a patch carrying a copy of a test
+	file, an edit in the middle of a kernel file and a zizmor finding:
+	four checks failed, each with why."""
 	report = export.LintReport(
 		{'0002-b.patch': 'WARNING: one\nWARNING: two'},
 		maintainers={'0001-a.patch': 'MEMORY MANAGEMENT'},
-		stale=['mm/tests/foo_kunit.h'])
+		copies=['0001-a.patch carries a copy of mm/tests/foo_kunit.h'],
+		mid_file=['0002-b.patch edits mm/Kconfig other than at its end'])
 	out = _lint(tmp_path, kernel_tree, overlay_dir, monkeypatch, report,
 		    'a finding', capsys)
 	assert out == [
@@ -75,9 +78,11 @@ def test_each_finding_fails_its_check(
 		'  WARNING: one',
 		'  WARNING: two',
 		f'git am onto {kernel_tree.resolve()}: ok',
-		'the series carries kernel/\'s test files: FAIL',
-		'  mm/tests/foo_kunit.h',
-		'  (./run_kunit.sh export --refresh writes them in)',
+		'the patches carry no copy of kernel/\'s test files: FAIL',
+		'  0001-a.patch carries a copy of mm/tests/foo_kunit.h',
+		'  (./run_kunit.sh export --refresh takes them out)',
+		'the series edits existing files only at their ends: FAIL',
+		'  0002-b.patch edits mm/Kconfig other than at its end',
 		f'zizmor --offline {WORKFLOW}: FAIL',
 		'  a finding',
-		'lint: 2 passed, 3 failed']
+		'lint: 2 passed, 4 failed']

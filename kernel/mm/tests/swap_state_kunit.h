@@ -39,6 +39,7 @@
 #endif
 
 #include "mm_kunit.h"
+#include "swap_kunit.h"
 
 /* -------------------------------------------------------------------------
  * __swapin_nr_pages() and swapin_nr_pages(): the window heuristic

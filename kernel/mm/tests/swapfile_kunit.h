@@ -26,6 +26,8 @@
 #include <linux/swap_ops.h>
 #include <linux/uio.h>
 
+#include "swap_kunit.h"
+
 /* The backing store: zeros, read at once, completed as a swap file's. */
 static void swap_state_test_submit_read(struct swap_io_ctx *ctx)
 {
