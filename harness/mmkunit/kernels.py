@@ -50,6 +50,7 @@ class DebianKernel:
 
 KERNELS: Dict[str, DebianKernel] = {k.series: k for k in (
 	DebianKernel('7.3', suite='trixie-backports', version='7.3.4-1~bpo13+1'),
+	DebianKernel('7.2', suite='sid', version='7.2.13-1'),
 	DebianKernel('6.12'),
 	DebianKernel('6.1'),
 )}
@@ -58,7 +59,7 @@ DEFAULT = '7.3'
 # The port `check` runs and replays beside the default kernel.
 CHECKED_PORT = '6.12'
 # The older kernels `fixes` holds to their lists unless told otherwise.
-OLDER = ('6.12', '6.1')
+OLDER = ('7.2', '6.12', '6.1')
 
 KEYRING = Path('/usr/share/keyrings/debian-archive-keyring.gpg')
 DEFAULT_MIRROR = 'http://deb.debian.org/debian'

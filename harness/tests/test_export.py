@@ -215,9 +215,9 @@ def test_mid_file_edits_names_a_hunk_inside_an_existing_file(
 	assert export.mid_file_edits(ov.Overlay.load(overlay_dir)) == []
 
 
-@pytest.mark.parametrize('port', [''])
+@pytest.mark.parametrize('port', ['', 'compat/7.2'])
 def test_the_series_edits_kernel_files_only_at_their_ends(port: str) -> None:
-	"""7.3's series applies to a tree a release either way: no hunk
-	needs a kernel file's middle."""
+	"""7.3's series, and the 7.2 port made of it, apply to a tree one
+	release either way: no hunk needs a kernel file's middle."""
 	from mmkunit.session import KERNEL_DIR
 	assert export.mid_file_edits(ov.Overlay.load(KERNEL_DIR / port)) == []

@@ -1,0 +1,1 @@
+../../../../mm/tests/filemap_kunit.h

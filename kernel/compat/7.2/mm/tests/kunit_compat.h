@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the 7.3 mm KUnit suites use of 7.3 that 7.2 does not have.
+ *
+ * Part of the harness's 7.2 port only (kernel/compat/7.2), never sent
+ * upstream: it lets the 7.3 test files build, unchanged, on Debian's
+ * linux-source-7.2. Each shim gives 7.3's name to what 7.2 does the same
+ * way; none changes what the code under test does. Where 7.2 does it
+ * otherwise, the tests are listed in kernel/compat/7.2/expected.
+ */
+
+#ifndef MM_TESTS_KUNIT_COMPAT_H
+#define MM_TESTS_KUNIT_COMPAT_H
+
+#ifdef CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST
+/*
+ * 7.3 gathers swap reads in a struct swap_io_ctx and submits them with
+ * swap_read_submit(); 7.2 plugs them in a struct swap_iocb and submits
+ * them with swap_read_unplug().
+ */
+struct swap_io_ctx {
+	struct swap_iocb *plug;
+};
+
+#define read_swap_cache_async(ctx, entry, gfp, vma, addr)		\
+	(read_swap_cache_async)(entry, gfp, vma, addr, &(ctx)->plug)
+
+static inline void swap_read_submit(struct swap_io_ctx *ctx)
+{
+	swap_read_unplug(ctx->plug);
+	ctx->plug = NULL;
+}
+
+/*
+ * 7.3 counts each submission to a swap device in NRSWPIN; 7.2 counts no
+ * submissions, only pages (PSWPIN). The rows that count submissions are
+ * unsupported on 7.2 (kernel/compat/7.2/expected).
+ */
+#define NRSWPIN PSWPIN
+#endif /* CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST */
+
+#endif /* MM_TESTS_KUNIT_COMPAT_H */

@@ -1,0 +1,1 @@
+../../../../mm/tests/mm_kunit.h

@@ -1,0 +1,1 @@
+../../../../mm/tests/swap_kunit.h

@@ -1,0 +1,1 @@
+../../../../mm/tests/swap_state_kunit.h

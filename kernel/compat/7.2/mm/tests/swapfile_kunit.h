@@ -1,0 +1,1 @@
+../../../../mm/tests/swapfile_kunit.h

@@ -1,0 +1,1 @@
+../../../../mm/tests/vmscan_kunit.h

@@ -1,0 +1,1 @@
+../../../../mm/tests/workingset_kunit.h
