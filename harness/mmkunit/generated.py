@@ -55,8 +55,10 @@ TIMEOUT_MULTIPLIER = 5
 # in, in turn, before they count: the kernel's own checkers (lockdep, RCU
 # lockdep, KASAN, DEBUG_VM) see what no assertion can, such as an RCU read
 # lock left held; a distribution's mm configuration (MEMCG, and NUMA on
-# x86_64) takes paths the minimal one compiles out.
-CHECKERS = ('debug', 'distro')
+# x86_64) takes paths the minimal one compiles out; the multi-gen LRU on
+# from boot runs what the kernel does only then (lru_gen_inc_refs()
+# through folio_mark_accessed()).
+CHECKERS = ('debug', 'distro', 'mglru')
 
 
 class Outcome(enum.Enum):

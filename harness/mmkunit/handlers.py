@@ -128,6 +128,9 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 		'run um debug': RunRequest(src, on('um', 'debug')),
 		# MEMCG and the rest of a distribution's mm configuration.
 		'run um distro': RunRequest(src, on('um', 'distro')),
+		# The multi-gen LRU on from boot: the tests of what the kernel
+		# does only then.
+		'run um mglru': RunRequest(src, on('um', 'mglru')),
 	}
 	if overlay.mutants():
 		steps['mutants um'] = MutantsRequest(src, on('um'))
@@ -136,13 +139,14 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 		# in schemata, minutes (docs/costs.md).
 		steps['mutants um generated'] = MutantsRequest(
 			src, on('um'), generated=True)
-	# The hand mutants only a distribution's configuration runs (memcg
-	# reclaim, a memcg of a test's own), there.
-	distro = tuple(m.name for m in overlay.mutants()
-		       if 'distro' in mu.configs(m))
-	if distro:
-		steps['mutants um distro'] = MutantsRequest(
-			src, on('um', 'distro'), mutants=distro)
+	# The hand mutants only another configuration runs (memcg reclaim, a
+	# memcg of a test's own; the multi-gen LRU on), there.
+	for config in ('distro', 'mglru'):
+		limited = tuple(m.name for m in overlay.mutants()
+				if config in mu.configs(m))
+		if limited:
+			steps[f'mutants um {config}'] = MutantsRequest(
+				src, on('um', config), mutants=limited)
 	if overlay.before_fix_trees():
 		steps['replay um'] = ReplayRequest(src, on('um'))
 	steps.update({

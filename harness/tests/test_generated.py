@@ -117,8 +117,8 @@ def test_survivors_run_again_under_the_checkers(
 		tmp_path: Path, overlay_dir: Path,
 		monkeypatch: pytest.MonkeyPatch) -> None:
 	"""A survivor of a run without a configuration is run again under
-	--config debug, then, if it survives that, under --config distro: a
-	checker's report kills it there, with the reason; a survivor of both
+	--config debug, then, if it survives that, under --config distro,
+	then --config mglru: a checker's report kills it there, with the reason; a survivor of both
 	stays one, and the other outcomes are not run again. The suites are
 	those the first pass ran, even if kernel/ changed since."""
 	from mmkunit import request
@@ -157,13 +157,14 @@ def test_survivors_run_again_under_the_checkers(
 			   sources, [], globs)
 	assert seen == [('debug', 'baseline'), ('debug', 'f:2:5:ror:<=.patch'),
 			('debug', 'f:3:5:ror:<=.patch'),
-			('distro', 'baseline'), ('distro', 'f:3:5:ror:<=.patch')]
+			('distro', 'baseline'), ('distro', 'f:3:5:ror:<=.patch'),
+			('mglru', 'baseline'), ('mglru', 'f:3:5:ror:<=.patch')]
 	assert [r.outcome for r in out] == [O.KILLED, O.KILLED, O.SURVIVED,
 					    O.EQUIVALENT]
 	assert out[1].detail.startswith('under --config debug')
 	assert out[1].diff == rs[1].diff
-	assert 'Killed only under --config debug or --config distro' in \
-		gen.report(out)
+	assert 'Killed only under --config debug or --config distro or ' \
+		'--config mglru' in gen.report(out)
 	debug = Session(request.Source(cache=tmp_path),
 			request.Build(config='debug'))
 	seen.clear()
@@ -185,7 +186,8 @@ def test_survivors_run_again_under_the_checkers(
 			   [], globs)
 	assert seen == [('debug', 'baseline'), ('debug', 'schema', [2, 3]),
 			('distro', 'baseline'), ('distro', 'schema', [3]),
-			('distro', 'f:3:5:ror:<=.patch')]
+			('distro', 'f:3:5:ror:<=.patch'),
+			('mglru', 'baseline'), ('mglru', 'schema', [3])]
 	assert [r.outcome for r in out] == [O.KILLED, O.KILLED, O.SURVIVED,
 					    O.EQUIVALENT]
 	assert out[1].detail == 'under --config debug'
@@ -356,7 +358,7 @@ def test_survivors_of_the_schemata_are_built_alone(
 	# Built alone, with no TCE (the schema pass compared them already),
 	# under each configuration while they survive.
 	assert seen == [(None, [1, 3, 5], None), ('debug', [3, 5], None),
-			('distro', [5], None)]
+			('distro', [5], None), ('mglru', [5], None)]
 	assert [r.outcome for r in out] == [O.KILLED, O.KILLED, O.KILLED,
 					    O.REVIEWED, O.SURVIVED]
 	assert out[0].detail == 'built alone' and out[0].diff == rs[0].diff

@@ -31,10 +31,11 @@ def test_check_steps_run_the_real_commands(
 	steps = handlers.check_steps(req)
 	# A kernel given to check: its steps only, no port and no fixes.
 	assert list(steps) == ['selftest', 'lint', 'run um', 'run um debug',
-			       'run um distro', 'mutants um', 'run x86_64',
-			       'run x86_64 debug', 'run x86_64 distro']
-	for name in ('run um', 'run um debug', 'run um distro', 'run x86_64',
-		     'run x86_64 debug', 'run x86_64 distro'):
+			       'run um distro', 'run um mglru', 'mutants um',
+			       'run x86_64', 'run x86_64 debug',
+			       'run x86_64 distro']
+	for name in ('run um', 'run um debug', 'run um distro', 'run um mglru',
+		     'run x86_64', 'run x86_64 debug', 'run x86_64 distro'):
 		assert cli.execute(steps[name]) == 0, name
 	# The fake overlay's mutant survives the saved passing run.
 	assert cli.execute(steps['mutants um']) == request.EXIT_TESTS_FAILED
@@ -42,8 +43,8 @@ def test_check_steps_run_the_real_commands(
 	argv = {p.parent.name: p.read_text().splitlines()
 		for p in build.rglob('kunit-argv.txt')}
 	assert sorted(argv) == ['build-um', 'build-um-debug', 'build-um-distro',
-				'build-x86_64', 'build-x86_64-debug',
-				'build-x86_64-distro']
+				'build-um-mglru', 'build-x86_64',
+				'build-x86_64-debug', 'build-x86_64-distro']
 	debug = argv['build-x86_64-debug'][-1]
 	assert '--kconfig_add=CONFIG_KASAN=y' in debug
 	assert '--kernel_args=page_poison=1' in debug
@@ -51,6 +52,8 @@ def test_check_steps_run_the_real_commands(
 	# UML boots two CPUs, which need its seccomp userspace.
 	assert '--kernel_args=seccomp=on' in argv['build-um'][-1]
 	assert '--kconfig_add=CONFIG_MEMCG=y' in argv['build-um-distro'][-1]
+	assert '--kconfig_add=CONFIG_LRU_GEN_ENABLED=y' in \
+		argv['build-um-mglru'][-1]
 
 
 def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
@@ -93,6 +96,11 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 		if 'distro' in m.field('Config'))
 	assert 'vmscan-protection-ignored.patch' in distro.mutants
 	assert 'swap-cluster-reads-swap-header.patch' not in distro.mutants
+	mglru = steps['mutants um mglru']
+	assert isinstance(mglru, request.MutantsRequest)
+	assert (mglru.build.arch, mglru.build.config) == ('um', 'mglru')
+	assert 'mglru-inc-refs-unevictable-counted.patch' in mglru.mutants
+	assert 'vmscan-protection-ignored.patch' not in mglru.mutants
 	port = [r for name, r in steps.items() if kernels.CHECKED_PORT in name
 		and not name.startswith('fixes')]
 	assert [type(r).__name__ for r in port] == [

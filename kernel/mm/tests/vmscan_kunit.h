@@ -756,6 +756,50 @@ static void vmscan_test_mark_accessed(struct kunit *test)
 	}
 }
 
+/*
+ * The refs field counts only while PG_referenced is set (mmzone.h): an
+ * access to a folio without PG_referenced starts the count over, whatever
+ * the field held, and leaves PG_workingset as it was.
+ */
+static void vmscan_test_mark_accessed_stale_refs(struct kunit *test)
+{
+	unsigned long full = BIT(LRU_REFS_WIDTH) - 1;
+	struct folio *folio;
+	unsigned long flags;
+
+	vmscan_test_need_lru_gen(test, true);
+	vmscan_test_need_refs_width(test, full >= 1);
+	folio = vmscan_test_folio_create(test, 0, full << LRU_REFS_PGOFF);
+
+	folio_mark_accessed(folio);
+
+	flags = READ_ONCE(folio->flags.f);
+	KUNIT_EXPECT_TRUE(test, flags & BIT(PG_referenced));
+	KUNIT_EXPECT_EQ(test, 0UL, vmscan_test_refs_field(flags));
+	KUNIT_EXPECT_FALSE(test, flags & BIT(PG_workingset));
+}
+
+/*
+ * An unevictable folio is on no generation: an access through a file
+ * descriptor counts nothing, not even PG_referenced.
+ */
+static void vmscan_test_mark_accessed_unevictable(struct kunit *test)
+{
+	struct folio *folio;
+	unsigned long flags;
+
+	vmscan_test_need_lru_gen(test, true);
+	folio = vmscan_test_folio_create(test, 0, BIT(PG_unevictable) |
+					 BIT(PG_referenced));
+
+	folio_mark_accessed(folio);
+
+	flags = READ_ONCE(folio->flags.f);
+	KUNIT_EXPECT_TRUE(test, flags & BIT(PG_referenced));
+	KUNIT_EXPECT_EQ(test, 0UL, vmscan_test_refs_field(flags));
+	KUNIT_EXPECT_FALSE(test, flags & BIT(PG_workingset));
+}
+
 /* -------------------------------------------------------------------------
  * mm_vmscan_mglru: sort_folio()
  */
@@ -1614,6 +1658,8 @@ static struct kunit_case vmscan_test_mglru_cases[] = {
 	KUNIT_CASE_PARAM(vmscan_test_add_folio_aged, vmscan_test_add_gen_params),
 	KUNIT_CASE_PARAM(vmscan_test_refs_tier, vmscan_test_refs_gen_params),
 	KUNIT_CASE(vmscan_test_mark_accessed),
+	KUNIT_CASE(vmscan_test_mark_accessed_stale_refs),
+	KUNIT_CASE(vmscan_test_mark_accessed_unevictable),
 	KUNIT_CASE_PARAM(vmscan_test_sort_folio, vmscan_test_sort_gen_params),
 	KUNIT_CASE_PARAM(vmscan_test_sort_folio_aged,
 			 vmscan_test_sort_gen_params),
