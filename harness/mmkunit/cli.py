@@ -368,13 +368,13 @@ COMMANDS: Dict[str, Command[Any]] = {
 		selftest.selftest_handler),
 	'check': Command(
 		CheckRequest, 'everything CI runs',
-		'selftest, lint, run under the default, debug and distro '
-		'configurations, the hand mutants (those limited to the distro '
-		'configuration under it), a fixed sample of the '
-		'generated ones and the replay (UML); run under the three '
+		'selftest, lint, run under the default, debug, distro and mglru '
+		'configurations, the hand mutants (those limited to distro or '
+		'mglru under that configuration), every generated mutant and '
+		'the replay (UML); run under the default, debug and distro '
 		'configurations (x86_64); then the 6.12 port\'s run and its '
-		'replay at the seed scale, and fixes on 6.12 and 6.1; in that '
-		'order. Exits non-zero if any fails.',
+		'replay at the seed scale, and fixes on 7.2, 6.12 and 6.1; in '
+		'that order. Exits non-zero if any fails.',
 		_with_build, lambda a, src: CheckRequest(src, _build(a)),
 		lambda r: handlers.check_handler(r, execute_reporting),
 		kunit_args=True),

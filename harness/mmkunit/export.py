@@ -237,6 +237,11 @@ def refresh(overlay: ov.Overlay, tree: Path) -> List[Path]:
 	it: its message and the diffs of the files it changes, without the
 	files it adds (_without_new_files()); its header (author, date,
 	subject) as it was. Returns the patches it rewrote."""
+	linked = [p.name for p in overlay.patches if p.path.is_symlink()]
+	if linked:
+		raise ExportError(
+			f'{overlay.root}: {", ".join(linked)} are links to the '
+			'series of another overlay; refresh that one')
 	local = overlay.local()
 	authors = {_author(p) for p in overlay.patches}
 	if len(authors) != 1:
@@ -357,8 +362,10 @@ def _new_files(patch: Path) -> List[str]:
 
 
 def lint(overlay: ov.Overlay, tree: Path, outdir: Path,
-	 who: Identity) -> LintReport:
-	"""checkpatch --strict on each exported patch, and a git am check.
+	 who: Identity, ends_only: bool = True) -> LintReport:
+	"""checkpatch --strict on each exported patch, a git am check, no
+	copies of test files in the patches and, with ends_only, kernel files
+	edited only at their ends.
 
 	checkpatch asks, for every new file, whether MAINTAINERS needs an
 	update (FILE_PATH_CHANGES). That question is answered here: it is
@@ -383,5 +390,6 @@ def lint(overlay: ov.Overlay, tree: Path, outdir: Path,
 			report.checkpatch[patch.name] = '\n'.join(findings)
 	report.am_error = check_am(tree, patches, ov.stage(overlay, tree))
 	report.copies = carried_copies(overlay)
-	report.mid_file = mid_file_edits(overlay)
+	if ends_only:
+		report.mid_file = mid_file_edits(overlay)
 	return report

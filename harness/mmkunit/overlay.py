@@ -78,7 +78,7 @@ class Patch:
 			raise OverlayError(f'{path}: no such patch')
 		text, carried = split_carried(path.read_bytes(), new_files)
 		touched = patch_touched_files(text.decode(errors='replace'))
-		if not touched:
+		if not touched and not new_files:
 			raise OverlayError(f'{path}: not a patch (no "diff --git" or "+++" header)')
 		return cls(path.name, path, text, touched, tuple(new_files),
 			   carried)
@@ -360,6 +360,8 @@ def apply_patch(patch: Patch, workdir: Path, reverse: bool = False) -> None:
 	text, appends = split_appends(patch.text)
 	hunks = re.search(rb'(?m)^(diff --git |@@ )', text)
 	if not hunks and not appends:
+		if patch.new_files:
+			return  # a commit that only adds files: written from kernel/
 		# Never a silent no-op: a mutant that changes nothing survives.
 		raise PatchFailed(patch, [], 'it has no hunk to apply')
 	if reverse:

@@ -20,13 +20,18 @@ WORKFLOW = '.github/workflows/mm-kunit.yml'
 
 def _lint(tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
 	  monkeypatch: pytest.MonkeyPatch, report: export.LintReport,
-	  zizmor: str, capsys: pytest.CaptureFixture[str]) -> List[str]:
+	  zizmor: str, capsys: pytest.CaptureFixture[str],
+	  port: bool = False) -> List[str]:
 	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
 	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
+	# The overlay is the series itself, or a port of it.
+	monkeypatch.setattr(lint, 'KERNEL_DIR',
+			    tmp_path / 'series' if port else overlay_dir)
 	signed = []
 
 	def fake_lint(overlay: object, tree: Path, outdir: Path,
-		      who: export.Identity) -> export.LintReport:
+		      who: export.Identity, ends_only: bool) -> export.LintReport:
+		assert ends_only == (not port)
 		signed.append(who)
 		for name in ('0001-a.patch', '0002-b.patch'):
 			(outdir / name).write_text('')
@@ -86,3 +91,15 @@ def test_each_finding_fails_its_check(
 		f'zizmor --offline {WORKFLOW}: FAIL',
 		'  a finding',
 		'lint: 2 passed, 4 failed']
+
+
+def test_a_port_is_not_held_to_appending(
+		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch,
+		capsys: pytest.CaptureFixture[str]) -> None:
+	"""A port's fixes edit the middle of a function: the check is the
+	series' alone, and a port's lint has one check fewer."""
+	out = _lint(tmp_path, kernel_tree, overlay_dir, monkeypatch,
+		    export.LintReport({}), '', capsys, port=True)
+	assert not any('only at their ends' in line for line in out)
+	assert out[0] == str(EXIT_OK) and out[-1] == 'lint: 5 passed, 0 failed'

@@ -58,9 +58,25 @@ def test_load_rejects_unlisted_patch(overlay_dir: Path) -> None:
 
 
 def test_load_rejects_non_patch(overlay_dir: Path) -> None:
-	(overlay_dir / 'patches/0001-mm-foo-add-tests.patch').write_text('hello\n')
+	"""A patch with no diff is refused, unless it names the files its
+	commit adds: then it is a commit of new files alone."""
+	series = overlay_dir / 'patches/series'
+	series.write_text(series.read_text() + '0002-hello.patch\n')
+	(overlay_dir / 'patches/0002-hello.patch').write_text('hello\n')
 	with pytest.raises(ov.OverlayError, match='not a patch'):
 		ov.Overlay.load(overlay_dir)
+
+
+def test_a_patch_of_new_files_alone(overlay_dir: Path,
+				    kernel_tree: Path) -> None:
+	(overlay_dir / 'mm/tests/bar_kunit.h').write_text('/* bar */\n')
+	series = overlay_dir / 'patches/series'
+	series.write_text(series.read_text() +
+			  '0002-bar.patch mm/tests/bar_kunit.h\n')
+	(overlay_dir / 'patches/0002-bar.patch').write_text(
+		'mm: bar tests\n\n---\n')
+	staged = ov.stage(ov.Overlay.load(overlay_dir), kernel_tree)
+	assert staged['mm/tests/bar_kunit.h'] == b'/* bar */\n'
 
 
 def test_stage_computes_result_without_writing(overlay_dir: Path,

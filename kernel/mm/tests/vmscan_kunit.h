@@ -764,40 +764,47 @@ static void vmscan_test_mark_accessed(struct kunit *test)
 static void vmscan_test_mark_accessed_stale_refs(struct kunit *test)
 {
 	unsigned long full = BIT(LRU_REFS_WIDTH) - 1;
+	unsigned long workingset, flags;
 	struct folio *folio;
-	unsigned long flags;
 
 	vmscan_test_need_lru_gen(test, true);
 	vmscan_test_need_refs_width(test, full >= 1);
-	folio = vmscan_test_folio_create(test, 0, full << LRU_REFS_PGOFF);
+	for (workingset = 0; workingset <= BIT(PG_workingset);
+	     workingset += BIT(PG_workingset)) {
+		folio = vmscan_test_folio_create(test, 0, workingset |
+						 full << LRU_REFS_PGOFF);
 
-	folio_mark_accessed(folio);
+		folio_mark_accessed(folio);
 
-	flags = READ_ONCE(folio->flags.f);
-	KUNIT_EXPECT_TRUE(test, flags & BIT(PG_referenced));
-	KUNIT_EXPECT_EQ(test, 0UL, vmscan_test_refs_field(flags));
-	KUNIT_EXPECT_FALSE(test, flags & BIT(PG_workingset));
+		flags = READ_ONCE(folio->flags.f);
+		KUNIT_EXPECT_TRUE(test, flags & BIT(PG_referenced));
+		KUNIT_EXPECT_EQ(test, 0UL, vmscan_test_refs_field(flags));
+		KUNIT_EXPECT_EQ(test, workingset, flags & BIT(PG_workingset));
+	}
 }
 
 /*
  * An unevictable folio is on no generation: an access through a file
- * descriptor counts nothing, not even PG_referenced.
+ * descriptor counts nothing, whether PG_referenced is set or not.
  */
 static void vmscan_test_mark_accessed_unevictable(struct kunit *test)
 {
+	unsigned long referenced, flags;
 	struct folio *folio;
-	unsigned long flags;
 
 	vmscan_test_need_lru_gen(test, true);
-	folio = vmscan_test_folio_create(test, 0, BIT(PG_unevictable) |
-					 BIT(PG_referenced));
+	for (referenced = 0; referenced <= BIT(PG_referenced);
+	     referenced += BIT(PG_referenced)) {
+		folio = vmscan_test_folio_create(test, 0, BIT(PG_unevictable) |
+						 referenced);
 
-	folio_mark_accessed(folio);
+		folio_mark_accessed(folio);
 
-	flags = READ_ONCE(folio->flags.f);
-	KUNIT_EXPECT_TRUE(test, flags & BIT(PG_referenced));
-	KUNIT_EXPECT_EQ(test, 0UL, vmscan_test_refs_field(flags));
-	KUNIT_EXPECT_FALSE(test, flags & BIT(PG_workingset));
+		flags = READ_ONCE(folio->flags.f);
+		KUNIT_EXPECT_EQ(test, referenced, flags & BIT(PG_referenced));
+		KUNIT_EXPECT_EQ(test, 0UL, vmscan_test_refs_field(flags));
+		KUNIT_EXPECT_FALSE(test, flags & BIT(PG_workingset));
+	}
 }
 
 /* -------------------------------------------------------------------------
