@@ -148,8 +148,13 @@ def render(source: bytes, path: str, mutants: Sequence[mutagen.Mutant],
 			# A call replaced by an argument of another type would give
 			# the choice a type of its own, and the unmutated branch
 			# with it (int < 0 compared unsigned): the argument takes
-			# the call's type instead.
-			text = b'(__typeof__(%s))(%s)' % (plain, text)
+			# the call's type instead, converted as an initialisation
+			# converts it, implicitly, so that what the compiler
+			# refuses in the mutant alone (a bool returned as a
+			# pointer) it refuses here too, and the mutant is
+			# unviable both ways.
+			text = (b'({ __typeof__(%s) __mm_kunit_arg = (%s); '
+				b'__mm_kunit_arg; })' % (plain, text))
 		n = numbers[m.id]
 		regions.setdefault((m.region_start, m.region_end, m.statement),
 				   []).append((n, text))

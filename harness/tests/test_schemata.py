@@ -298,3 +298,38 @@ def test_hand_mutants_as_function_copies_do_what_they_do_alone(
 	for n in (1, 2, 3):
 		assert _out(exe, str(n)) == \
 			_out(_build(tmp_path, f'alone{n}', edits[n])), n
+
+
+@pytest.mark.skipif(not shutil.which('gcc'), reason='needs gcc')
+def test_an_argument_the_call_cannot_become_does_not_compile_in_a_schema(
+		tmp_path: Path) -> None:
+	"""A call replaced by an argument the compiler would not convert to
+	the call's type (a bool returned as a pointer) does not compile
+	alone, so it must not compile in a schema either: there it would be
+	run (and killed), built alone it is unviable."""
+	source = textwrap.dedent('''\
+		#include <stdbool.h>
+
+		static void *make(long a, bool w)
+		{
+			return w ? (void *)a : NULL;
+		}
+
+		void *pinned(long a, bool w)
+		{
+			return make(a, w);
+		}
+		''').encode().replace(b'NULL', b'(void *)0')
+	(m,) = [m for m in mutagen.generate(source, 'p.c', 'pinned')
+		if m.operator == 'arg:1']
+
+	def compiles(name: str, text: bytes) -> bool:
+		c = tmp_path / f'{name}.c'
+		c.write_bytes(text)
+		return subprocess.run(['gcc', '-c', '-o', str(tmp_path / 'x.o'),
+				       str(c)], capture_output=True).returncode == 0
+
+	assert compiles('original', source)
+	assert not compiles('alone', m.apply(source))
+	sc = schemata.render(source, 'p.c', [m], schemata.numbering([m]))
+	assert sc.numbers and not compiles('schema', sc.text)
