@@ -15,13 +15,20 @@ touched), with the dependencies already installed:
   edit       after one test file of the overlay changes
   bare       kunit.py run --kunitconfig=mm/tests in the prepared tree, with a
              new build directory: a cold build without the harness
+  loop       (with --loop) the edit loop beside its bounds, for a test file
+             and for mm/filemap.c: one suite's result after an edit, and
+             its parts on their own (the changed object compiled, the
+             kernel linked once, the kernel run with the harness's boot
+             options), against bare kunit.py run doing the same edit in a
+             build directory of its own; and a re-run with nothing changed
+             against the kernel's own run
   replay     ./run_kunit.sh replay: the replay table on four builds, then
              replay --scale seed: a 20 GiB file, an 8 GiB guest (with --replay)
   mutants    the whole mutant matrix (with --mutants), then again with the
              ccache the first matrix filled (two trees, the default on two
              or more CPUs), then again in one tree (--workers 1)
 
-Usage: harness/benchmark.py [--mutants] [--replay] [--keep] [--arch ARCH]
+Usage: harness/benchmark.py [--mutants] [--replay] [--loop] [--keep] [--arch ARCH]
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -63,12 +70,118 @@ def build_seconds(results: Path) -> Optional[float]:
 	return float(m.group(1)) if m else None
 
 
+def seconds(cmd: List[str], cwd: Path, env: Dict[str, str],
+	    shell: bool = False) -> float:
+	"""The wall time of one command, which must succeed."""
+	start = time.monotonic()
+	proc = subprocess.run(' '.join(cmd) if shell else cmd, cwd=cwd, env=env,
+			      shell=shell, stdout=subprocess.PIPE,
+			      stderr=subprocess.STDOUT, text=True)
+	if proc.returncode != 0:
+		sys.exit(f'[bench] {cmd[0]} failed:\n{proc.stdout[-2000:]}')
+	return time.monotonic() - start
+
+
+def median(label: str, run: Callable[[], float], n: int = 3) -> float:
+	times = sorted(run() for _ in range(n))
+	print(f'[bench] {label}: {" ".join(f"{x:.2f}" for x in times)}',
+	      file=sys.stderr, flush=True)
+	return times[n // 2]
+
+
+# The edit loop's cases: the file edited (under kernel/, or a file of the
+# kernel tree), the object it is compiled into, the suite run.
+LOOP_CASES = (
+	('test file', 'mm/tests/swap_state_kunit.h', 'mm/swap_state.o',
+	 'mm_swap_readahead'),
+	('mm/filemap.c', 'mm/filemap.c', 'mm/filemap.o',
+	 'mm_filemap_mmap_miss'),
+)
+
+
+def edit_loop(work: Path, overlay: Path, env: Dict[str, str],
+	      arch: str) -> List[str]:
+	"""The edit loop and the re-run, each beside its bounds (#43): at
+	most 1.5 times its parts on their own and half of bare kunit.py run
+	for the same edit; a re-run at most 1.2 times the kernel's own run."""
+	tree = next((work / 'cache/trees').glob('*/src'))
+	build = tree.parent / f'build-{arch}'
+	bare = work / 'bare-loop'
+	kernel_args = (REPO / f'kunit-configs/{arch}.kernel_args').read_text().split()
+	configs = [f'--kunitconfig={REPO / "kunit-configs" / f"{arch}.config"}']
+	kunit = [sys.executable, 'tools/testing/kunit/kunit.py', 'run',
+		 '--kunitconfig=mm/tests', *configs, f'--arch={arch}',
+		 f'--build_dir={bare}', *(f'--kernel_args={a}' for a in kernel_args)]
+	timed('bare-loop cold', kunit, env, cwd=tree)
+	rows: List[str] = []
+	for label, path, obj, suite in LOOP_CASES:
+		run = [str(REPO / 'run_kunit.sh'), 'run', '-q', f'--arch={arch}',
+		       suite]
+		edited = (overlay / path) if path.startswith('mm/tests/') else None
+		n = [0]
+
+		def edit() -> None:
+			# A comment line, first: the series appends at the end.
+			n[0] += 1
+			f = edited if edited else tree / path
+			f.write_text(f'/* benchmark edit {n[0]} */\n' + f.read_text())
+
+		def harness() -> float:
+			edit()
+			return seconds(run, REPO, env)
+		loop = median(f'edit {label}', harness)
+		# The same edit, in the tree, for bare kunit.py: the harness
+		# wrote the overlay's file into the tree.
+		def bare_run() -> float:
+			edit()
+			if edited:
+				timed('sync', run, env)  # writes the file, builds
+			return seconds(kunit + [suite], tree, env)
+		bare_s = median(f'bare {label}', bare_run)
+		saved = re.search(r'^savedcmd_\S+ := (.*)$',
+				  (build / Path(obj).parent /
+				   f'.{Path(obj).name}.cmd').read_text(), re.M)
+		assert saved
+		compile_cmd = saved.group(1).replace('ccache ', '', 1)
+		compile_s = median(f'compile {obj}', lambda: seconds(
+			[compile_cmd], build, env, shell=True))
+		relink = subprocess.run(
+			['make', f'ARCH={arch}', f'O={build}', 'V=1', '--jobs=2',
+			 'CC=ccache gcc'], cwd=tree, env=env, capture_output=True,
+			text=True).stdout
+		links = [l for l in relink.splitlines()
+			 if re.search(r'\s-o\s+vmlinux(\s|$)', l)]
+		link_cmd = links[-1].lstrip('+ ') if links else ''
+		link_s = median('link vmlinux once', lambda: seconds(
+			[link_cmd], build, env, shell=True)) if link_cmd else 0.0
+		boot = [str(build / 'linux'), *kernel_args,
+			f'kunit.filter_glob={suite}', 'kunit.enable=1', 'mem=1G',
+			'console=tty', 'kunit_shutdown=halt']
+		run_s = median(f'run {suite}', lambda: seconds(boot, build, env))
+		rerun_s = median(f'rerun {suite}', lambda: seconds(run, REPO, env))
+		parts = compile_s + link_s + run_s
+		rows += [
+			f'edit {label} -> {suite}: {loop:.1f} s; parts: compile '
+			f'{compile_s:.1f} + link {link_s:.1f} + run {run_s:.1f}; '
+			f'bounds: 1.5 x parts = {1.5 * parts:.1f} '
+			f'[{"holds" if loop <= 1.5 * parts else "EXCEEDED"}], '
+			f'half of bare {bare_s:.1f} = {bare_s / 2:.1f} '
+			f'[{"holds" if loop <= bare_s / 2 else "EXCEEDED"}]',
+			f'rerun {suite}: {rerun_s:.1f} s; bound: 1.2 x run '
+			f'{run_s:.1f} = {1.2 * run_s:.1f} '
+			f'[{"holds" if rerun_s <= 1.2 * run_s else "EXCEEDED"}]']
+	return rows
+
+
 def main() -> int:
 	parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
 	parser.add_argument('--mutants', action='store_true',
 			    help='also time the whole mutant matrix')
 	parser.add_argument('--replay', action='store_true',
 			    help='also time ./run_kunit.sh replay')
+	parser.add_argument('--loop', action='store_true',
+			    help='also the edit loop and the re-run beside '
+			    'their bounds')
 	parser.add_argument('--keep', action='store_true',
 			    help='keep the benchmark cache directory')
 	parser.add_argument('--arch', default='um')
@@ -81,6 +194,7 @@ def main() -> int:
 		   MM_KUNIT_OVERLAY=str(overlay))
 	run = [str(REPO / 'run_kunit.sh'), 'run', '-q', f'--arch={args.arch}']
 	figures: Dict[str, float] = {}
+	loop_rows: List[str] = []
 	try:
 		figures['cold: nothing cached -> results'] = timed('cold', run, env)
 		# A new machine that restored only the compiler cache: the
@@ -101,6 +215,8 @@ def main() -> int:
 			'bare', [sys.executable, 'tools/testing/kunit/kunit.py', 'run',
 				 '--kunitconfig=mm/tests', f'--arch={args.arch}',
 				 f'--build_dir={work / "bare-build"}'], env, cwd=src)
+		if args.loop:
+			loop_rows = edit_loop(work, overlay, env, args.arch)
 		if args.replay:
 			figures['replay: the table on four builds'] = timed(
 				'replay', [str(REPO / 'run_kunit.sh'), 'replay', '-q',
@@ -124,6 +240,8 @@ def main() -> int:
 	      '(wall time, seconds)')
 	for label, secs in figures.items():
 		print(f'  {label:<46} {secs:7.1f}')
+	for row in loop_rows:
+		print(f'  {row}')
 	return 0
 
 
