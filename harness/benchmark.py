@@ -145,12 +145,15 @@ def edit_loop(work: Path, overlay: Path, env: Dict[str, str],
 		compile_cmd = saved.group(1).replace('ccache ', '', 1)
 		compile_s = median(f'compile {obj}', lambda: seconds(
 			[compile_cmd], build, env, shell=True))
-		relink = subprocess.run(
+		# The link of the kernel itself, as link-vmlinux.sh runs it
+		# (its set -x, on stderr): vmlinux.unstripped on 7.3, after the
+		# two of kallsyms.
+		made = subprocess.run(
 			['make', f'ARCH={arch}', f'O={build}', 'V=1', '--jobs=2',
 			 'CC=ccache gcc'], cwd=tree, env=env, capture_output=True,
-			text=True).stdout
-		links = [l for l in relink.splitlines()
-			 if re.search(r'\s-o\s+vmlinux(\s|$)', l)]
+			text=True, errors='replace')
+		links = [l for l in (made.stdout + made.stderr).splitlines()
+			 if re.search(r'\s-o\s+vmlinux(\.unstripped)?(\s|$)', l)]
 		link_cmd = links[-1].lstrip('+ ') if links else ''
 		link_s = median('link vmlinux once', lambda: seconds(
 			[link_cmd], build, env, shell=True)) if link_cmd else 0.0
