@@ -756,55 +756,63 @@ static void vmscan_test_mark_accessed(struct kunit *test)
 	}
 }
 
+struct vmscan_test_access_case {
+	const char *desc;
+	unsigned long flags;	/* page flags before the access */
+	bool stale_refs;	/* the refs field full, without PG_referenced */
+	unsigned long after;	/* PG_referenced and PG_workingset after it */
+};
+
 /*
- * The refs field counts only while PG_referenced is set (mmzone.h): an
- * access to a folio without PG_referenced starts the count over, whatever
- * the field held, and leaves PG_workingset as it was.
+ * One access through a file descriptor to a folio not yet counted: the
+ * refs field counts only while PG_referenced is set (mmzone.h), so the
+ * access starts it over at 0 whatever it held, and leaves PG_workingset
+ * as it was; an unevictable folio is on no generation, and its access
+ * counts nothing.
  */
-static void vmscan_test_mark_accessed_stale_refs(struct kunit *test)
+static const struct vmscan_test_access_case vmscan_test_access_cases[] = {
+	{
+		.desc = "stale refs: started over",
+		.stale_refs = true,
+		.after = BIT(PG_referenced),
+	},
+	{
+		.desc = "stale refs, workingset: started over, workingset kept",
+		.flags = BIT(PG_workingset),
+		.stale_refs = true,
+		.after = BIT(PG_referenced) | BIT(PG_workingset),
+	},
+	{
+		.desc = "unevictable: not counted",
+		.flags = BIT(PG_unevictable),
+	},
+	{
+		.desc = "unevictable, referenced: not counted",
+		.flags = BIT(PG_unevictable) | BIT(PG_referenced),
+		.after = BIT(PG_referenced),
+	},
+};
+
+KUNIT_ARRAY_PARAM_DESC(vmscan_test_access, vmscan_test_access_cases, desc);
+
+static void vmscan_test_mark_accessed_once(struct kunit *test)
 {
+	const struct vmscan_test_access_case *c = test->param_value;
 	unsigned long full = BIT(LRU_REFS_WIDTH) - 1;
-	unsigned long workingset, flags;
 	struct folio *folio;
+	unsigned long flags;
 
 	vmscan_test_need_lru_gen(test, true);
-	vmscan_test_need_refs_width(test, full >= 1);
-	for (workingset = 0; workingset <= BIT(PG_workingset);
-	     workingset += BIT(PG_workingset)) {
-		folio = vmscan_test_folio_create(test, 0, workingset |
-						 full << LRU_REFS_PGOFF);
+	vmscan_test_need_refs_width(test, !c->stale_refs || full >= 1);
+	folio = vmscan_test_folio_create(test, 0, c->flags |
+					 (c->stale_refs ? full << LRU_REFS_PGOFF : 0));
 
-		folio_mark_accessed(folio);
+	folio_mark_accessed(folio);
 
-		flags = READ_ONCE(folio->flags.f);
-		KUNIT_EXPECT_TRUE(test, flags & BIT(PG_referenced));
-		KUNIT_EXPECT_EQ(test, 0UL, vmscan_test_refs_field(flags));
-		KUNIT_EXPECT_EQ(test, workingset, flags & BIT(PG_workingset));
-	}
-}
-
-/*
- * An unevictable folio is on no generation: an access through a file
- * descriptor counts nothing, whether PG_referenced is set or not.
- */
-static void vmscan_test_mark_accessed_unevictable(struct kunit *test)
-{
-	unsigned long referenced, flags;
-	struct folio *folio;
-
-	vmscan_test_need_lru_gen(test, true);
-	for (referenced = 0; referenced <= BIT(PG_referenced);
-	     referenced += BIT(PG_referenced)) {
-		folio = vmscan_test_folio_create(test, 0, BIT(PG_unevictable) |
-						 referenced);
-
-		folio_mark_accessed(folio);
-
-		flags = READ_ONCE(folio->flags.f);
-		KUNIT_EXPECT_EQ(test, referenced, flags & BIT(PG_referenced));
-		KUNIT_EXPECT_EQ(test, 0UL, vmscan_test_refs_field(flags));
-		KUNIT_EXPECT_FALSE(test, flags & BIT(PG_workingset));
-	}
+	flags = READ_ONCE(folio->flags.f);
+	KUNIT_EXPECT_EQ(test, c->after,
+			flags & (BIT(PG_referenced) | BIT(PG_workingset)));
+	KUNIT_EXPECT_EQ(test, 0UL, vmscan_test_refs_field(flags));
 }
 
 /* -------------------------------------------------------------------------
@@ -1665,8 +1673,8 @@ static struct kunit_case vmscan_test_mglru_cases[] = {
 	KUNIT_CASE_PARAM(vmscan_test_add_folio_aged, vmscan_test_add_gen_params),
 	KUNIT_CASE_PARAM(vmscan_test_refs_tier, vmscan_test_refs_gen_params),
 	KUNIT_CASE(vmscan_test_mark_accessed),
-	KUNIT_CASE(vmscan_test_mark_accessed_stale_refs),
-	KUNIT_CASE(vmscan_test_mark_accessed_unevictable),
+	KUNIT_CASE_PARAM(vmscan_test_mark_accessed_once,
+			 vmscan_test_access_gen_params),
 	KUNIT_CASE_PARAM(vmscan_test_sort_folio, vmscan_test_sort_gen_params),
 	KUNIT_CASE_PARAM(vmscan_test_sort_folio_aged,
 			 vmscan_test_sort_gen_params),
