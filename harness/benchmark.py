@@ -48,10 +48,14 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def timed(label: str, cmd: List[str], env: Dict[str, str],
-	  cwd: Path = REPO) -> float:
-	print(f'[bench] {label}: {" ".join(cmd)}', file=sys.stderr, flush=True)
+	  cwd: Path = REPO, shell: bool = False) -> float:
+	"""The wall time of one command (a shell line with shell), which
+	must succeed."""
+	print(f'[bench] {label}: {" ".join(cmd)[:200]}', file=sys.stderr,
+	      flush=True)
 	start = time.monotonic()
-	proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
+	proc = subprocess.run(' '.join(cmd) if shell else cmd, cwd=cwd,
+			      env=env, shell=shell, stdout=subprocess.PIPE,
 			      stderr=subprocess.STDOUT, text=True)
 	elapsed = time.monotonic() - start
 	if proc.returncode != 0:
@@ -68,18 +72,6 @@ def build_seconds(results: Path) -> Optional[float]:
 	m = re.search(r'([0-9.]+)s building',
 		      (runs[-1] / 'kunit.out').read_text(errors='replace'))
 	return float(m.group(1)) if m else None
-
-
-def seconds(cmd: List[str], cwd: Path, env: Dict[str, str],
-	    shell: bool = False) -> float:
-	"""The wall time of one command, which must succeed."""
-	start = time.monotonic()
-	proc = subprocess.run(' '.join(cmd) if shell else cmd, cwd=cwd, env=env,
-			      shell=shell, stdout=subprocess.PIPE,
-			      stderr=subprocess.STDOUT, text=True)
-	if proc.returncode != 0:
-		sys.exit(f'[bench] {cmd[0]} failed:\n{proc.stdout[-2000:]}')
-	return time.monotonic() - start
 
 
 def median(label: str, run: Callable[[], float], n: int = 3) -> float:
@@ -128,7 +120,7 @@ def edit_loop(work: Path, overlay: Path, env: Dict[str, str],
 
 		def harness() -> float:
 			edit()
-			return seconds(run, REPO, env)
+			return timed(f'edit {label}', run, env)
 		loop = median(f'edit {label}', harness)
 		# The same edit, in the tree, for bare kunit.py: the harness
 		# wrote the overlay's file into the tree.
@@ -136,15 +128,15 @@ def edit_loop(work: Path, overlay: Path, env: Dict[str, str],
 			edit()
 			if edited:
 				timed('sync', run, env)  # writes the file, builds
-			return seconds(kunit + [suite], tree, env)
+			return timed(f'bare {label}', kunit + [suite], env, tree)
 		bare_s = median(f'bare {label}', bare_run)
 		saved = re.search(r'^savedcmd_\S+ := (.*)$',
 				  (build / Path(obj).parent /
 				   f'.{Path(obj).name}.cmd').read_text(), re.M)
 		assert saved
 		compile_cmd = saved.group(1).replace('ccache ', '', 1)
-		compile_s = median(f'compile {obj}', lambda: seconds(
-			[compile_cmd], build, env, shell=True))
+		compile_s = median(f'compile {obj}', lambda: timed(
+			f'compile {obj}', [compile_cmd], env, build, shell=True))
 		# The link of the kernel itself, as link-vmlinux.sh runs it
 		# (its set -x, on stderr): vmlinux.unstripped on 7.3, after the
 		# two of kallsyms.
@@ -155,13 +147,15 @@ def edit_loop(work: Path, overlay: Path, env: Dict[str, str],
 		links = [l for l in (made.stdout + made.stderr).splitlines()
 			 if re.search(r'\s-o\s+vmlinux(\.unstripped)?(\s|$)', l)]
 		link_cmd = links[-1].lstrip('+ ') if links else ''
-		link_s = median('link vmlinux once', lambda: seconds(
-			[link_cmd], build, env, shell=True)) if link_cmd else 0.0
+		link_s = median('link vmlinux once', lambda: timed(
+			'link', [link_cmd], env, build, shell=True)) if link_cmd else 0.0
 		boot = [str(build / 'linux'), *kernel_args,
 			f'kunit.filter_glob={suite}', 'kunit.enable=1', 'mem=1G',
 			'console=tty', 'kunit_shutdown=halt']
-		run_s = median(f'run {suite}', lambda: seconds(boot, build, env))
-		rerun_s = median(f'rerun {suite}', lambda: seconds(run, REPO, env))
+		run_s = median(f'run {suite}', lambda: timed(
+			f'run {suite}', boot, env, build))
+		rerun_s = median(f'rerun {suite}', lambda: timed(
+			f'rerun {suite}', run, env))
 		parts = compile_s + link_s + run_s
 		rows += [
 			f'edit {label} -> {suite}: {loop:.1f} s; parts: compile '
