@@ -52,6 +52,22 @@
 /* The order of a PMD mapping, defined without THP too. */
 #define FILEMAP_TEST_PMD_ORDER		(PMD_SHIFT - PAGE_SHIFT)
 #define FILEMAP_TEST_PMD_PAGES		BIT(FILEMAP_TEST_PMD_ORDER)
+/*
+ * The folios a VM_HUGEPAGE miss reads on a mapping that takes large
+ * folios: the mapping's largest, at most 2 MiB (the PMD's size with 4 KiB
+ * pages, 32 pages with 64 KiB pages).
+ */
+#define FILEMAP_TEST_HUGE_ORDER		min_t(unsigned int, \
+					      MAX_PAGECACHE_ORDER, \
+					      get_order(SZ_2M))
+#define FILEMAP_TEST_HUGE_PAGES		BIT(FILEMAP_TEST_HUGE_ORDER)
+/*
+ * The pages do_read_fault() maps around a fault at boot (fault_around_bytes,
+ * 64 KiB, in mm/memory.c): with one page (64 KiB pages) it runs no
+ * fault-around at all, and a fault on a cached page maps it through
+ * ->fault() and finish_fault().
+ */
+#define FILEMAP_TEST_FAULT_AROUND_PAGES	(SZ_64K >> PAGE_SHIFT)
 
 struct filemap_test_file {
 	struct file *file;
@@ -63,14 +79,34 @@ struct filemap_test_file {
 	unsigned long locked_reads;
 };
 
-/* Large folios and PMD mappings need THP (x86_64, not UML). */
+/* Large folios in the page cache need THP (x86_64 and arm64, not UML). */
 static void filemap_test_need_thp(struct kunit *test)
 {
 	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
 		kunit_skip(test, "needs CONFIG_TRANSPARENT_HUGEPAGE");
+}
+
+/*
+ * A folio mapped by a PMD needs THP and a page cache that holds folios of
+ * the PMD's order (not arm64 with 64 KiB pages: a PMD maps 512 MiB there).
+ */
+static void filemap_test_need_pmd_folio(struct kunit *test)
+{
+	filemap_test_need_thp(test);
 	if (FILEMAP_TEST_PMD_ORDER > MAX_PAGECACHE_ORDER)
 		kunit_skip(test, "PMD order %d is above the page cache's %u",
 			   FILEMAP_TEST_PMD_ORDER, MAX_PAGECACHE_ORDER);
+}
+
+/*
+ * What handle_mm_fault() returns for a read fault on a cached page that it
+ * maps: VM_FAULT_NOPAGE from fault-around, else VM_FAULT_LOCKED from
+ * filemap_fault(), which finish_fault() leaves.
+ */
+static vm_fault_t filemap_test_cached_fault_ret(void)
+{
+	return FILEMAP_TEST_FAULT_AROUND_PAGES > 1 ? VM_FAULT_NOPAGE :
+						     VM_FAULT_LOCKED;
 }
 
 /* -------------------------------------------------------------------------
@@ -507,6 +543,11 @@ struct filemap_test_sync_case {
 	pgoff_t vma_pgoff;
 	unsigned long vma_pages;
 	pgoff_t pgoff;
+	/*
+	 * The values of exec_folio_order() a VM_EXEC row is for, as a mask;
+	 * 0: any. The row runs only where it is one of them.
+	 */
+	unsigned int exec_orders;
 	/* file->f_ra.order before the miss, as a readahead left it. */
 	unsigned int ra_order;
 	unsigned short miss_before;
@@ -526,11 +567,16 @@ struct filemap_test_sync_case {
  * fault (a small random read to page_cache_sync_ra(): the window state is
  * left) and leaves mmap_miss. Otherwise, unless the VMA has VM_SEQ_READ or
  * VM_EXEC, mmap_miss goes up by one, saturating at MMAP_LOTSAMISS * 10 =
- * 1000, and above MMAP_LOTSAMISS = 100 nothing is read. VM_EXEC reads from
- * the fault (rounded down to exec_folio_order(), 0 here, whatever order
- * the last readahead used) to ra_pages on, not past the VMA's end,
- * nothing async; read-around reads ra_pages from
- * max(0, pgoff - ra_pages / 2), a quarter of them async.
+ * 1000, and above MMAP_LOTSAMISS = 100 nothing is read. VM_EXEC reads
+ * from the fault rounded down to a folio of exec_folio_order() (whatever
+ * order the last readahead used), not before the VMA's start, to ra_pages
+ * on rounded up to such a folio, not past the VMA's end, nothing async;
+ * read-around reads ra_pages from max(0, pgoff - ra_pages / 2), a quarter
+ * of them async.
+ *
+ * exec_folio_order() is 0 but on arm64, where it is the order of 64 KiB:
+ * 4 with 4 KiB pages, 0 with 64 KiB pages. The VM_EXEC rows are given for
+ * orders 0 and 4, each run where it is the kernel's order.
  */
 static const struct filemap_test_sync_case filemap_test_sync_cases[] = {
 	{
@@ -696,6 +742,7 @@ static const struct filemap_test_sync_case filemap_test_sync_cases[] = {
 	{
 		.desc = "VM_EXEC reads from the fault, leaves mmap_miss",
 		.vm_flags = VM_EXEC,
+		.exec_orders = BIT(0),
 		.ra_pages = 32,
 		.pgoff = 1000,
 		.miss_before = 7,
@@ -709,6 +756,7 @@ static const struct filemap_test_sync_case filemap_test_sync_cases[] = {
 	{
 		.desc = "VM_EXEC at an odd page reads from it",
 		.vm_flags = VM_EXEC,
+		.exec_orders = BIT(0),
 		.ra_pages = 32,
 		.pgoff = 1001,
 		.miss_before = 7,
@@ -722,6 +770,7 @@ static const struct filemap_test_sync_case filemap_test_sync_cases[] = {
 	{
 		.desc = "VM_EXEC rounds to exec_folio_order(), not the last order",
 		.vm_flags = VM_EXEC,
+		.exec_orders = BIT(0),
 		.ra_pages = 32,
 		.pgoff = 1001,
 		.ra_order = 2,
@@ -734,8 +783,23 @@ static const struct filemap_test_sync_case filemap_test_sync_cases[] = {
 		.nr_read = 32,
 	},
 	{
+		.desc = "VM_EXEC reads ra_pages, not rounded",
+		.vm_flags = VM_EXEC,
+		.exec_orders = BIT(0),
+		.ra_pages = 40,
+		.pgoff = 1001,
+		.miss_before = 7,
+		.miss_after = 7,
+		.ra_start = 1001,
+		.ra_size = 40,
+		.ra_async_size = 0,
+		.read_start = 1001,
+		.nr_read = 40,
+	},
+	{
 		.desc = "VM_EXEC above the threshold still reads",
 		.vm_flags = VM_EXEC,
+		.exec_orders = BIT(0),
 		.ra_pages = 32,
 		.pgoff = 1000,
 		.miss_before = 500,
@@ -749,6 +813,7 @@ static const struct filemap_test_sync_case filemap_test_sync_cases[] = {
 	{
 		.desc = "VM_EXEC window ends at the VMA's end",
 		.vm_flags = VM_EXEC,
+		.exec_orders = BIT(0),
 		.ra_pages = 32,
 		.vma_pgoff = 990,
 		.vma_pages = 30,
@@ -764,6 +829,7 @@ static const struct filemap_test_sync_case filemap_test_sync_cases[] = {
 	{
 		.desc = "VM_RAND_READ | VM_EXEC reads the VM_EXEC window",
 		.vm_flags = VM_RAND_READ | VM_EXEC,
+		.exec_orders = BIT(0),
 		.ra_pages = 32,
 		.pgoff = 1000,
 		.miss_before = 7,
@@ -772,6 +838,122 @@ static const struct filemap_test_sync_case filemap_test_sync_cases[] = {
 		.ra_size = 32,
 		.ra_async_size = 0,
 		.read_start = 1000,
+		.nr_read = 32,
+	},
+	{
+		.desc = "VM_EXEC reads from the fault's 16-page folio",
+		.vm_flags = VM_EXEC,
+		.exec_orders = BIT(4),
+		.ra_pages = 32,
+		.pgoff = 1000,
+		.miss_before = 7,
+		.miss_after = 7,
+		.ra_start = 992,
+		.ra_size = 32,
+		.ra_async_size = 0,
+		.read_start = 992,
+		.nr_read = 32,
+	},
+	{
+		.desc = "VM_EXEC at an odd page reads from its 16-page folio",
+		.vm_flags = VM_EXEC,
+		.exec_orders = BIT(4),
+		.ra_pages = 32,
+		.pgoff = 1001,
+		.miss_before = 7,
+		.miss_after = 7,
+		.ra_start = 992,
+		.ra_size = 32,
+		.ra_async_size = 0,
+		.read_start = 992,
+		.nr_read = 32,
+	},
+	{
+		.desc = "VM_EXEC rounds to exec_folio_order() 4, not the last order",
+		.vm_flags = VM_EXEC,
+		.exec_orders = BIT(4),
+		.ra_pages = 32,
+		.pgoff = 1001,
+		.ra_order = 2,
+		.miss_before = 7,
+		.miss_after = 7,
+		.ra_start = 992,
+		.ra_size = 32,
+		.ra_async_size = 0,
+		.read_start = 992,
+		.nr_read = 32,
+	},
+	{
+		.desc = "VM_EXEC rounds the window's end up to a 16-page folio",
+		.vm_flags = VM_EXEC,
+		.exec_orders = BIT(4),
+		.ra_pages = 40,
+		.pgoff = 1001,
+		.miss_before = 7,
+		.miss_after = 7,
+		.ra_start = 992,
+		.ra_size = 48,
+		.ra_async_size = 0,
+		.read_start = 992,
+		.nr_read = 48,
+	},
+	{
+		.desc = "VM_EXEC with order 4 above the threshold still reads",
+		.vm_flags = VM_EXEC,
+		.exec_orders = BIT(4),
+		.ra_pages = 32,
+		.pgoff = 1000,
+		.miss_before = 500,
+		.miss_after = 500,
+		.ra_start = 992,
+		.ra_size = 32,
+		.ra_async_size = 0,
+		.read_start = 992,
+		.nr_read = 32,
+	},
+	{
+		.desc = "VM_EXEC window with order 4 ends at the VMA's end",
+		.vm_flags = VM_EXEC,
+		.exec_orders = BIT(4),
+		.ra_pages = 32,
+		.vma_pgoff = 990,
+		.vma_pages = 30,
+		.pgoff = 1000,
+		.miss_before = 7,
+		.miss_after = 7,
+		.ra_start = 992,
+		.ra_size = 28,
+		.ra_async_size = 0,
+		.read_start = 992,
+		.nr_read = 28,
+	},
+	{
+		.desc = "VM_EXEC window with order 4 starts at the VMA's start",
+		.vm_flags = VM_EXEC,
+		.exec_orders = BIT(4),
+		.ra_pages = 32,
+		.vma_pgoff = 995,
+		.pgoff = 1000,
+		.miss_before = 7,
+		.miss_after = 7,
+		.ra_start = 995,
+		.ra_size = 45,
+		.ra_async_size = 0,
+		.read_start = 995,
+		.nr_read = 45,
+	},
+	{
+		.desc = "VM_RAND_READ | VM_EXEC reads the order-4 VM_EXEC window",
+		.vm_flags = VM_RAND_READ | VM_EXEC,
+		.exec_orders = BIT(4),
+		.ra_pages = 32,
+		.pgoff = 1000,
+		.miss_before = 7,
+		.miss_after = 7,
+		.ra_start = 992,
+		.ra_size = 32,
+		.ra_async_size = 0,
+		.read_start = 992,
 		.nr_read = 32,
 	},
 	{
@@ -789,7 +971,42 @@ static const struct filemap_test_sync_case filemap_test_sync_cases[] = {
 	},
 };
 
-KUNIT_ARRAY_PARAM_DESC(filemap_test_sync, filemap_test_sync_cases, desc);
+static bool filemap_test_sync_case_runs(const struct filemap_test_sync_case *c)
+{
+	return !c->exec_orders || (c->exec_orders & BIT(exec_folio_order()));
+}
+
+/* The rows of filemap_test_sync_cases[] for this kernel's exec_folio_order(). */
+static const void *filemap_test_sync_gen_params(struct kunit *test,
+						const void *prev, char *desc)
+{
+	const struct filemap_test_sync_case *c = prev;
+	const struct filemap_test_sync_case *end =
+		filemap_test_sync_cases + ARRAY_SIZE(filemap_test_sync_cases);
+
+	for (c = c ? c + 1 : filemap_test_sync_cases; c < end; c++) {
+		if (filemap_test_sync_case_runs(c)) {
+			strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+			return c;
+		}
+	}
+	return NULL;
+}
+
+/* Some VM_EXEC row reads at this kernel's exec_folio_order(). */
+static void filemap_test_sync_exec_order_has_rows(struct kunit *test)
+{
+	const struct filemap_test_sync_case *c;
+	unsigned int rows = 0;
+
+	for (c = filemap_test_sync_cases;
+	     c < filemap_test_sync_cases + ARRAY_SIZE(filemap_test_sync_cases);
+	     c++)
+		rows += c->exec_orders && filemap_test_sync_case_runs(c);
+	KUNIT_EXPECT_NE_MSG(test, 0U, rows,
+			    "no VM_EXEC rows for exec_folio_order() %u",
+			    exec_folio_order());
+}
 
 static void filemap_test_sync_readahead(struct kunit *test)
 {
@@ -804,8 +1021,6 @@ static void filemap_test_sync_readahead(struct kunit *test)
 	struct file_ra_state *ra = &ft->file->f_ra;
 	bool dropped;
 
-	if ((c->vm_flags & VM_EXEC) && exec_folio_order())
-		kunit_skip(test, "the rows assume exec_folio_order() 0");
 	if (c->vm_flags)
 		filemap_test_vma_flags(&map, c->vm_flags);
 	filemap_test_set_mmap_miss(ft, c->miss_before);
@@ -855,76 +1070,77 @@ struct filemap_test_huge_case {
 	unsigned int ra_pages;
 	unsigned short miss_before;
 	unsigned short miss_after;
-	/* The fault: at page @offset of PMD @pmd of the file. */
-	unsigned long pmd;
+	/* The fault: at page @offset of the file's @folio'th huge folio. */
+	unsigned long folio;
 	unsigned long offset;
-	/* PMD-sized folios read, from the fault's PMD. */
-	unsigned long pmds;
+	/* Huge folios read, from the fault's. */
+	unsigned long folios;
 };
 
 /*
- * VM_HUGEPAGE on a mapping that takes large folios: read PMD-sized folios
- * (min(the mapping's max order, order of 2 MiB)) from the aligned index:
- * two unless VM_RAND_READ, the last async (PG_readahead). Neither
+ * VM_HUGEPAGE on a mapping that takes large folios: read huge folios
+ * (FILEMAP_TEST_HUGE_ORDER: min(the mapping's max order, order of 2 MiB))
+ * from the aligned index: two unless VM_RAND_READ, the last async
+ * (PG_readahead). Neither
  * VM_RAND_READ nor ra_pages == 0 stops it; the mmap_miss count and its
  * threshold do (not for VM_SEQ_READ or VM_EXEC).
  */
 static const struct filemap_test_huge_case filemap_test_huge_cases[] = {
 	{
-		.desc = "fault at a PMD boundary: two PMDs",
+		.desc = "fault at a folio boundary: two folios",
 		.ra_pages = FILEMAP_TEST_RA_PAGES,
 		.miss_before = 0,
 		.miss_after = 1,
-		.pmd = 2,
+		.folio = 2,
 		.offset = 0,
-		.pmds = 2,
+		.folios = 2,
 	},
 	{
-		.desc = "fault inside a PMD: from the PMD's start",
+		.desc = "fault inside a folio: from the folio's start",
 		.ra_pages = FILEMAP_TEST_RA_PAGES,
 		.miss_before = 0,
 		.miss_after = 1,
-		.pmd = 2,
-		.offset = 100,
-		.pmds = 2,
+		.folio = 2,
+		.offset = 20,
+		.folios = 2,
 	},
 	{
-		.desc = "VM_RAND_READ: one PMD",
+		.desc = "VM_RAND_READ: one folio",
 		.vm_flags = VM_RAND_READ,
 		.ra_pages = FILEMAP_TEST_RA_PAGES,
 		.miss_before = 0,
 		.miss_after = 1,
-		.pmd = 2,
-		.offset = 100,
-		.pmds = 1,
+		.folio = 2,
+		.offset = 20,
+		.folios = 1,
 	},
 	{
-		.desc = "ra_pages 0: still two PMDs",
+		.desc = "ra_pages 0: still two folios",
 		.ra_pages = 0,
 		.miss_before = 0,
 		.miss_after = 1,
-		.pmd = 2,
-		.offset = 100,
-		.pmds = 2,
+		.folio = 2,
+		.offset = 20,
+		.folios = 2,
 	},
 	{
 		.desc = "mmap_miss past the threshold: nothing read",
 		.ra_pages = FILEMAP_TEST_RA_PAGES,
 		.miss_before = 100,
 		.miss_after = 101,
-		.pmd = 2,
-		.offset = 100,
-		.pmds = 0,
+		.folio = 2,
+		.offset = 20,
+		.folios = 0,
 	},
 	{
-		.desc = "VM_SEQ_READ: two PMDs, mmap_miss left",
+		.desc = "VM_SEQ_READ: two folios, mmap_miss left",
 		.vm_flags = VM_SEQ_READ,
 		.ra_pages = FILEMAP_TEST_RA_PAGES,
 		.miss_before = 500,
 		.miss_after = 500,
-		.pmd = 2,
-		.offset = 100,
-		.pmds = 2,
+		.folio = 2,
+		.offset = 20,
+		.folios = 2,
 	},
 };
 
@@ -935,8 +1151,8 @@ static void filemap_test_sync_readahead_hugepage(struct kunit *test)
 	const struct filemap_test_huge_case *c = test->param_value;
 	struct filemap_test_file *ft;
 	struct filemap_test_map map;
-	pgoff_t start = c->pmd * FILEMAP_TEST_PMD_PAGES;
-	pgoff_t async = start + (c->pmds - 1) * FILEMAP_TEST_PMD_PAGES;
+	pgoff_t start = c->folio * FILEMAP_TEST_HUGE_PAGES;
+	pgoff_t async = start + (c->folios - 1) * FILEMAP_TEST_HUGE_PAGES;
 	struct folio *folio;
 
 	filemap_test_need_thp(test);
@@ -950,12 +1166,12 @@ static void filemap_test_sync_readahead_hugepage(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, c->miss_after, filemap_test_mmap_miss(ft));
 	filemap_test_expect_reads(test, ft, start,
-				  c->pmds * FILEMAP_TEST_PMD_PAGES, c->desc);
-	if (!c->pmds)
+				  c->folios * FILEMAP_TEST_HUGE_PAGES, c->desc);
+	if (!c->folios)
 		return;
 	folio = filemap_get_folio(ft->file->f_mapping, async);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(folio), "page %lu cached", async);
-	KUNIT_EXPECT_EQ(test, FILEMAP_TEST_PMD_ORDER, folio_order(folio));
+	KUNIT_EXPECT_EQ(test, FILEMAP_TEST_HUGE_ORDER, folio_order(folio));
 	KUNIT_EXPECT_EQ(test, async, folio->index);
 	KUNIT_EXPECT_TRUE(test, folio_test_readahead(folio));
 	folio_put(folio);
@@ -1316,7 +1532,8 @@ static void filemap_test_expect_miss_unlocked(struct kunit *test,
 
 /*
  * The second half: the retry under the mmap lock, with FAULT_FLAG_TRIED,
- * maps the page through fault-around, reads nothing and keeps the miss.
+ * maps the page (through fault-around where it runs), reads nothing and
+ * keeps the miss.
  */
 static void filemap_test_expect_retry_keeps_miss(struct kunit *test,
 						 struct filemap_test_map *map)
@@ -1326,7 +1543,7 @@ static void filemap_test_expect_retry_keeps_miss(struct kunit *test,
 
 	ret = filemap_test_handle_fault(map, 1000, FILEMAP_TEST_FAULT_FIRST |
 					FAULT_FLAG_TRIED);
-	KUNIT_ASSERT_EQ(test, VM_FAULT_NOPAGE, ret);
+	KUNIT_ASSERT_EQ(test, filemap_test_cached_fault_ret(), ret);
 	KUNIT_EXPECT_TRUE(test, filemap_test_pte_present(map, 1000));
 	KUNIT_EXPECT_EQ(test, 0UL, ft->nr_reads);
 	KUNIT_EXPECT_EQ(test, 1, filemap_test_mmap_miss(ft));
@@ -1361,7 +1578,7 @@ static void filemap_test_fault_readahead_mark(struct kunit *test)
 	filemap_test_expect_reads(test, ft, 1016, FILEMAP_TEST_RA_PAGES,
 				  "async readahead");
 	filemap_test_forget_reads(ft);
-	KUNIT_EXPECT_EQ(test, VM_FAULT_NOPAGE,
+	KUNIT_EXPECT_EQ(test, filemap_test_cached_fault_ret(),
 			filemap_test_handle_fault(&map, 1008,
 						  flags | FAULT_FLAG_TRIED));
 	KUNIT_EXPECT_TRUE(test, filemap_test_pte_present(&map, 1008));
@@ -1372,6 +1589,7 @@ static void filemap_test_fault_readahead_mark(struct kunit *test)
 static struct kunit_case filemap_test_mmap_miss_cases[] = {
 	KUNIT_CASE_PARAM(filemap_test_sync_readahead,
 			 filemap_test_sync_gen_params),
+	KUNIT_CASE(filemap_test_sync_exec_order_has_rows),
 	KUNIT_CASE(filemap_test_sync_readahead_threshold),
 	KUNIT_CASE_PARAM(filemap_test_sync_readahead_hugepage,
 			 filemap_test_huge_gen_params),
@@ -2179,7 +2397,7 @@ static void filemap_test_map_pages_pmd(struct kunit *test)
 	long rss_before;
 	vm_fault_t ret;
 
-	filemap_test_need_thp(test);
+	filemap_test_need_pmd_folio(test);
 	ft = filemap_test_create(test, FILEMAP_TEST_RA_PAGES);
 	map = filemap_test_mmap_table_at(test, ft, 0, 0, PROT_READ);
 	filemap_test_cache_large_folio(test, ft, FILEMAP_TEST_PMD_PAGES,

@@ -322,9 +322,14 @@ static struct vm_area_struct *swap_state_test_vma(struct kunit *test,
 	unsigned long vm_end = swap_state_test_addr(end);
 	struct vm_area_struct *vma;
 
+	/*
+	 * Not charged to the commit limit: the VMA spans PMD-sized regions
+	 * (2 GiB with 64 KiB pages) of which the test fills a few PTEs.
+	 */
 	addr = kunit_vm_mmap(test, NULL, vm_start, vm_end - vm_start,
 			     PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, 0);
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+			     MAP_FIXED_NOREPLACE, 0);
 	KUNIT_ASSERT_EQ_MSG(test, vm_start, addr, "kunit_vm_mmap: %ld",
 			    (long)addr);
 	mmap_read_lock(current->mm);
