@@ -54,6 +54,9 @@ class Arch:
 	# each boot about twice its time), and a survivor again as the arch
 	# boots (schemata.py). Empty: the arch's boots are as they are.
 	one_cpu: Tuple[str, ...] = ()
+	# uname -m of the hosts whose KVM runs the arch's kernel; on any other
+	# host QEMU emulates it (TCG) without probing KVM. None: UML.
+	host_machine: Optional[str] = None
 
 	@property
 	def uml(self) -> bool:
@@ -81,10 +84,20 @@ ARCHES: Dict[str, Arch] = {a.name: a for a in (
 	     baseline_timeout=300, min_timeout=30, one_cpu=('ncpus=1',)),
 	Arch(name='x86_64', image='arch/x86/boot/bzImage', console='ttyS0',
 	     qemu='qemu-system-x86_64', qemu_package='qemu-system-x86',
+	     host_machine='x86_64',
 	     # qemu_configs/x86_64.py's firmware.
 	     qemu_params=('-bios', 'qboot.rom'),
 	     # objtool's.
 	     build_deps=(Requirement('libelf-dev',
 				     path=Path('/usr/include/libelf.h')),),
 	     baseline_timeout=900, min_timeout=60),
+	Arch(name='arm64', image='arch/arm64/boot/Image.gz', console='ttyAMA0',
+	     qemu='qemu-system-aarch64', qemu_package='qemu-system-arm',
+	     # qemu_configs/arm64.py's machine and CPU.
+	     qemu_params=('-machine', 'virt', '-cpu', 'max'),
+	     build_deps=(Requirement('gcc-aarch64-linux-gnu',
+				     command='aarch64-linux-gnu-gcc'),),
+	     cross_compile='aarch64-linux-gnu-',
+	     # TCG emulates every instruction: several times x86_64's.
+	     baseline_timeout=1800, min_timeout=120, host_machine='aarch64'),
 )}

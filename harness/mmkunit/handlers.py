@@ -153,7 +153,18 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 		'run x86_64': RunRequest(src, on('x86_64')),
 		'run x86_64 debug': RunRequest(src, on('x86_64', 'debug')),
 		'run x86_64 distro': RunRequest(src, on('x86_64', 'distro')),
+		# 4 KiB pages, where exec_folio_order() is not 0, and the hand
+		# mutants that only arm64 runs (the VM_EXEC window's rounding)
+		# or that need its THP; then 64 KiB pages, where a PMD maps
+		# 512 MiB and the fault-around window is one page.
+		'run arm64': RunRequest(src, on('arm64')),
 	})
+	on_arm64 = tuple(m.name for m in overlay.mutants()
+			 if 'arm64' in mu.arches(m))
+	if on_arm64:
+		steps['mutants arm64'] = MutantsRequest(src, on('arm64'),
+							mutants=on_arm64)
+	steps['run arm64 64k'] = RunRequest(src, on('arm64', '64k'))
 	if src.names_kernel:
 		return steps
 	port = dataclasses.replace(src, tree=kernels.CHECKED_PORT)

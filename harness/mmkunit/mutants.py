@@ -65,16 +65,23 @@ def arches(mutant: ov.Patch) -> List[str]:
 	return mutant.field('Arch')
 
 
+# The name a "Config:" line gives the arch's own configuration (no
+# --config): what a configuration would hide, such as arm64's 4 KiB pages.
+DEFAULT_CONFIG = 'default'
+
+
 def configs(mutant: ov.Patch) -> List[str]:
-	"""The configurations (--config NAME) a "Config: a b (why)" line
-	limits the mutant to, if any: what only MEMCG, say, can show."""
+	"""The configurations (--config NAME, or DEFAULT_CONFIG) a "Config: a
+	b (why)" line limits the mutant to, if any: what only MEMCG, say, can
+	show."""
 	return mutant.field('Config')
 
 
 def runs_on(mutant: ov.Patch, arch: str,
 	    config: Optional[str] = None) -> bool:
 	return ((not arches(mutant) or arch in arches(mutant)) and
-		(not configs(mutant) or config in configs(mutant)))
+		(not configs(mutant) or
+		 (config or DEFAULT_CONFIG) in configs(mutant)))
 
 
 def not_here(mutant: ov.Patch, arch: str,

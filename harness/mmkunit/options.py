@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import platform
 from pathlib import Path
 from typing import Dict, Optional, Sequence
 
@@ -40,7 +41,8 @@ def run_options(build: Build, configs: Sequence[Path], qemu_args: Path,
 	if build.ccache:
 		cc = runner.ccache_options(
 			Path(os.environ.get('MM_KUNIT_CCACHE_DIR') or
-			     cache / 'ccache'))
+			     cache / 'ccache'),
+			arches.ARCHES[build.arch].cross_compile)
 	return runner.RunOptions(
 		arch=build.arch, filter_glob=filter_glob,
 		kunit_args=list(build.kunit_args), jobs=build.jobs,
@@ -58,9 +60,13 @@ def with_accel(opts: runner.RunOptions, cache: Path,
 	else with TCG, and a qemu on PATH that never asks for KVM."""
 	arch = arches.ARCHES[opts.arch]
 	assert arch.qemu, f'{arch.name} runs without QEMU'
-	usable, why = kvm.kvm_works(
-		cache, image, arch.qemu, arch.console,
-		extra=(*arch.qemu_params, *opts.qemu_args.split()))
+	if arch.host_machine != platform.machine():
+		usable, why = False, (f'no KVM for {arch.name} on a '
+				      f'{platform.machine()} host')
+	else:
+		usable, why = kvm.kvm_works(
+			cache, image, arch.qemu, arch.console,
+			extra=(*arch.qemu_params, *opts.qemu_args.split()))
 	progress.progress('QEMU with KVM' if usable
 			  else f'QEMU with TCG ({why})')
 	qemu_args = ' '.join(

@@ -192,8 +192,10 @@ class RunOptions:
 	timeout: Optional[int] = None
 
 
-def ccache_options(ccache_dir: Path) -> RunOptions:
-	"""Options that put gcc behind ccache, its cache in ccache_dir.
+def ccache_options(ccache_dir: Path,
+		   cross_compile: Optional[str] = None) -> RunOptions:
+	"""Options that put gcc (the kernel's: cross_compile's, if the arch
+	has a cross compiler) behind ccache, its cache in ccache_dir.
 
 	ccache's base_dir is left unset: it would make ccache compile with
 	relative paths, which the kernel's -fmacro-prefix-map does not strip
@@ -211,7 +213,8 @@ def ccache_options(ccache_dir: Path) -> RunOptions:
 	and compiles such a unit every time.
 	"""
 	return RunOptions(
-		make_options=('CC=ccache gcc', 'HOSTCC=ccache gcc'),
+		make_options=(f'CC=ccache {cross_compile or ""}gcc',
+			      'HOSTCC=ccache gcc'),
 		env={'CCACHE_DIR': str(ccache_dir),
 		     # Builds in other directories may share the cache.
 		     'CCACHE_NOHASHDIR': 'true',

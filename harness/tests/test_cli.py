@@ -335,7 +335,7 @@ def test_each_command_parses_into_its_request() -> None:
 	 '--each-commit builds in a clone; it does not go with --in-place'),
 	(['export', '--base', 'HEAD'], '--base HEAD: not a commit id'),
 	(['--arch', 'sparc'],
-	 '--arch sparc: unsupported (the arches: um, x86_64)'),
+	 '--arch sparc: unsupported (the arches: um, x86_64, arm64)'),
 	(['mutants', '--arch', 'sparc'], '--arch sparc: unsupported'),
 	(['replay', '--arch', 'sparc64'], '--arch sparc64: unsupported'),
 	(['fixes', '--arch', 'x86'], '--arch x86: unsupported'),

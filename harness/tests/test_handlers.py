@@ -33,18 +33,26 @@ def test_check_steps_run_the_real_commands(
 	assert list(steps) == ['selftest', 'lint', 'run um', 'run um debug',
 			       'run um distro', 'run um mglru', 'mutants um',
 			       'run x86_64', 'run x86_64 debug',
-			       'run x86_64 distro']
+			       'run x86_64 distro', 'run arm64', 'run arm64 64k']
 	for name in ('run um', 'run um debug', 'run um distro', 'run um mglru',
-		     'run x86_64', 'run x86_64 debug', 'run x86_64 distro'):
+		     'run x86_64', 'run x86_64 debug', 'run x86_64 distro',
+		     'run arm64', 'run arm64 64k'):
 		assert cli.execute(steps[name]) == 0, name
 	# The fake overlay's mutant survives the saved passing run.
 	assert cli.execute(steps['mutants um']) == request.EXIT_TESTS_FAILED
 	build = tmp_path / 'c/trees'
 	argv = {p.parent.name: p.read_text().splitlines()
 		for p in build.rglob('kunit-argv.txt')}
-	assert sorted(argv) == ['build-um', 'build-um-debug', 'build-um-distro',
+	assert sorted(argv) == ['build-arm64', 'build-arm64-64k', 'build-um',
+				'build-um-debug', 'build-um-distro',
 				'build-um-mglru', 'build-x86_64',
 				'build-x86_64-debug', 'build-x86_64-distro']
+	# arm64 is built with its cross compiler, behind ccache too.
+	assert '--cross_compile=aarch64-linux-gnu-' in argv['build-arm64'][-1]
+	assert '--make_options=CC=ccache aarch64-linux-gnu-gcc' in \
+		argv['build-arm64-64k'][-1]
+	assert '--kconfig_add=CONFIG_ARM64_64K_PAGES=y' in \
+		argv['build-arm64-64k'][-1]
 	debug = argv['build-x86_64-debug'][-1]
 	assert '--kconfig_add=CONFIG_KASAN=y' in debug
 	assert '--kernel_args=page_poison=1' in debug

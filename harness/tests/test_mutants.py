@@ -165,6 +165,14 @@ def test_mutant_limited_to_a_configuration(tmp_path: Path,
 	m = ov.Patch.from_file(path)
 	assert 'x86_64: Config: distro' in mu.not_here(m, 'x86_64').detail
 	assert 'um-distro: Arch: x86_64' in mu.not_here(m, 'um', 'distro').detail
+	# "default": the arch's own configuration, without --config.
+	path.write_text('foo: 4 KiB pages\nArch: arm64 (exec_folio_order())\n'
+			'Config: default (64k: order 0)\n\n' +
+			path.read_text().split('\n\n', 1)[1])
+	m = ov.Patch.from_file(path)
+	assert mu.runs_on(m, 'arm64') and not mu.runs_on(m, 'arm64', '64k')
+	assert 'arm64-64k: Config: default' in \
+		mu.not_here(m, 'arm64', '64k').detail
 
 
 def test_before_fix_verdicts(tmp_path: Path) -> None:

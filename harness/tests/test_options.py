@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 import os
+import platform
 from pathlib import Path
+from typing import Tuple
 
 import pytest
 
@@ -63,6 +65,7 @@ def test_qemu_with_kvm_or_tcg(tmp_path: Path,
 	opts = runner.RunOptions(arch='x86_64', qemu_args='-smp 2',
 				 env={'A': 'b'})
 	image = tmp_path / 'bzImage'
+	monkeypatch.setattr(platform, 'machine', lambda: 'x86_64')
 	monkeypatch.setattr(kvm, 'kvm_works', lambda *a, **k: (True, ''))
 	fast = options.with_accel(opts, tmp_path, image)
 	assert (fast.qemu_args, fast.env) == ('-accel kvm -smp 2', {'A': 'b'})
@@ -78,3 +81,16 @@ def test_qemu_with_kvm_or_tcg(tmp_path: Path,
 	assert slow.env['PATH'] == os.pathsep.join(
 		[str(tmp_path / 'qemu-tcg'), str(bin_dir)])
 	assert (tmp_path / 'qemu-tcg/qemu-system-x86_64').is_file()
+
+
+def test_qemu_of_another_arch_is_tcg_unprobed(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	"""An arch the host's KVM cannot run (arm64 on x86_64) runs under TCG
+	without a boot to probe KVM."""
+	def probe(*args: object, **kwargs: object) -> Tuple[bool, str]:
+		raise AssertionError('KVM probed for arm64 on x86_64')
+	monkeypatch.setattr(platform, 'machine', lambda: 'x86_64')
+	monkeypatch.setattr(kvm, 'kvm_works', probe)
+	opts = options.with_accel(runner.RunOptions(arch='arm64', env={}),
+				  tmp_path, tmp_path / 'Image.gz')
+	assert opts.qemu_args == '-accel tcg'
