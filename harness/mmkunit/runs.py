@@ -19,25 +19,35 @@ def run_suites(s: Session, in_place: bool = False,
 	       times: int = 1) -> runner.RunResult:
 	"""Prepares the tree, builds, runs and reports: what `run` does."""
 	s.ensure_deps()
-	with s.prepared(in_place) as (tree, src, untouched):
+	with s.prepared(in_place) as (tree, src, written):
 		build = tree.build_dir(s.build_key)
 		results = s.results_dir(s.build.arch)
 		opts = s.with_accel(s.run_options(filter_glob), tree)
 		ctx = s.report_context(s.sources.reported(tree), opts)
 		inputs = stamp.inputs(str(tree.source),
 				      s.overlay.digest(s.extra), opts)
-		built = untouched and stamp.holds(build, src, opts.arch, inputs)
+		config = stamp.config_inputs(str(tree.source), opts)
+		built = written == [] and stamp.holds(build, src, opts.arch,
+						      inputs)
+		configured = not built and stamp.config_holds(
+			build, src, opts.arch, config, written)
 		if built:
 			progress.progress(f'nothing changed since the last build '
 					  f'in {build}: running its kernel')
+		elif configured:
+			progress.progress(f'only C files changed since the last '
+					  f'build in {build}: make, then kunit.py '
+					  f'exec')
 		else:
 			progress.progress(f'running kunit.py in {src} '
 					  f'(build: {build})')
+		if not built:
 			stamp.forget(build)
 		result = runner.run_kunit(src, build, opts, results,
+					  prebuilt_config=configured,
 					  exec_only=built)
 		if result.booted and not built:
-			stamp.record(build, opts.arch, inputs)
+			stamp.record(build, opts.arch, inputs, config)
 		write_reports(result, ctx)
 		repeats = repeat.run_again(result, src, build, opts, times)
 	if result.error:

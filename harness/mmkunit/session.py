@@ -130,14 +130,16 @@ class Session:
 
 	@contextlib.contextmanager
 	def prepared(self, in_place: bool = False
-		     ) -> Iterator[Tuple[trees.PreparedTree, Path, bool]]:
+		     ) -> Iterator[Tuple[trees.PreparedTree, Path,
+					 Optional[List[str]]]]:
 		"""Holds the tree for this run, with the overlay applied.
 
 		Yields the harness's tree (its build directories), the source
 		tree to build (in place, the user's own tree, which the overlay
 		is applied into; otherwise the harness's prepared copy), and
-		whether that source tree is as the harness last left it: its
-		own copy of a kernel that does not change, nothing written.
+		what changed in that source tree since the harness last left
+		it: the files it wrote into its own copy of a kernel that does
+		not change (none: it is as it was), or None if it cannot tell.
 		"""
 		src = self.source.kernel.resolve() if (in_place and
 						       self.source.kernel) else None
@@ -148,11 +150,11 @@ class Session:
 				changed = trees.apply_in_place(self.overlay, src)
 				print(f'mm-kunit: overlay applied in {src}'
 				      f' ({len(changed)} files written)')
-				yield tree, src, False
+				yield tree, src, None
 			else:
 				changed = self.prepare(tree)
-				yield tree, tree.src, not (changed or
-							  self.sources.may_change)
+				yield tree, tree.src, (None if self.sources.may_change
+						       else changed)
 
 	@property
 	def build_key(self) -> str:

@@ -20,7 +20,7 @@ import hashlib
 import json
 import subprocess
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 from mmkunit import arches
 from mmkunit import runner
@@ -45,6 +45,19 @@ def inputs(source: str, series: str,
 	return h.hexdigest()
 
 
+def config_inputs(source: str, opts: runner.RunOptions) -> Optional[str]:
+	"""inputs() without the series: what decides the .config kunit.py
+	makes, but for the files of the series (its Kconfig and kunitconfig),
+	which a run that writes them configures anew (config_holds())."""
+	return inputs(source, '', opts)
+
+
+# What an edit may write into the tree and still leave the .config as it
+# is: C sources and headers. Anything else (a Kconfig, a Makefile, a
+# kunitconfig) has kunit.py configure the build again.
+_CONFIG_FREE = ('.c', '.h')
+
+
 def _outputs(build_dir: Path, arch: str) -> Optional[Dict[str, List[int]]]:
 	out = {}
 	# What a build leaves, besides its objects: kunit.py exec boots the
@@ -63,13 +76,50 @@ def forget(build_dir: Path) -> None:
 	(build_dir / STAMP).unlink(missing_ok=True)
 
 
-def record(build_dir: Path, arch: str, digest: Optional[str]) -> None:
+def record(build_dir: Path, arch: str, digest: Optional[str],
+	   config: Optional[str] = None) -> None:
 	"""After a build that booted: the build directory holds the kernel of
-	digest's inputs."""
+	digest's inputs, configured from config's (config_inputs())."""
 	outputs = _outputs(build_dir, arch) if digest else None
 	if outputs:
 		(build_dir / STAMP).write_text(json.dumps(
-			{'inputs': digest, 'outputs': outputs}) + '\n')
+			{'inputs': digest, 'config': config,
+			 'outputs': outputs}) + '\n')
+
+
+def _read(build_dir: Path) -> Dict[str, object]:
+	try:
+		stamp: Dict[str, object] = json.loads(
+			(build_dir / STAMP).read_text())
+	except (OSError, ValueError):
+		return {}
+	return stamp
+
+
+def config_holds(build_dir: Path, src: Path, arch: str,
+		 config: Optional[str],
+		 written: Optional[Sequence[str]]) -> bool:
+	"""Whether build_dir's .config is the one kunit.py would make now:
+	the last build (stamped) was configured from config's inputs, its
+	.config is as that build left it, the harness wrote only C sources
+	and headers into src since (written; None: it cannot tell), and no
+	other file of src is newer than the stamp. Then plain make builds
+	what kunit.py run would."""
+	stamp = _read(build_dir)
+	outputs = _outputs(build_dir, arch)
+	made = stamp.get('outputs')
+	if not (config and written is not None and outputs and
+		stamp.get('config') == config and isinstance(made, dict) and
+		made.get('.config') == outputs['.config'] and
+		all(f.endswith(_CONFIG_FREE) for f in written)):
+		return False
+	newer = subprocess.run(['find', str(src), '-newer',
+				str(build_dir / STAMP), '-type', 'f',
+				*(a for suffix in _CONFIG_FREE
+				  for a in ('!', '-name', f'*{suffix}')),
+				'-print', '-quit'],
+			       capture_output=True, text=True)
+	return newer.returncode == 0 and not newer.stdout
 
 
 def holds(build_dir: Path, src: Path, arch: str,

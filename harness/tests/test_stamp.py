@@ -88,3 +88,40 @@ def test_a_build_leaves_no_stamp_until_it_booted(tmp_path: Path) -> None:
 	assert not (build / stamp.STAMP).exists()
 	stamp.record(build, 'x86_64', None)
 	assert not (build / stamp.STAMP).exists()
+
+
+def test_a_configuration_holds_while_only_c_files_change(
+		tmp_path: Path) -> None:
+	"""After an edit of C sources and headers alone, the .config the last
+	build was configured with is kept (plain make, no kunit.py run);
+	anything else, or a tree the harness cannot account for, configures
+	again."""
+	build, src = tmp_path / 'build', _src(tmp_path)
+	_built(build)
+	written = ['mm/filemap.c', 'mm/tests/filemap_kunit.h']
+	assert not stamp.config_holds(build, src, 'um', 'config', written)
+	stamp.record(build, 'um', 'digest', 'config')
+	assert stamp.config_holds(build, src, 'um', 'config', written)
+	assert stamp.config_holds(build, src, 'um', 'config', [])
+	# Another configuration, or no stamp of one.
+	assert not stamp.config_holds(build, src, 'um', 'other', written)
+	assert not stamp.config_holds(build, src, 'um', None, written)
+	stamp.record(build, 'um', 'digest')
+	assert not stamp.config_holds(build, src, 'um', 'config', written)
+	stamp.record(build, 'um', 'digest', 'config')
+	# What the harness wrote: a Kconfig or a kunitconfig, or unknown.
+	for other in ('mm/tests/Kconfig', 'mm/tests/.kunitconfig'):
+		assert not stamp.config_holds(build, src, 'um', 'config',
+					      [*written, other])
+	assert not stamp.config_holds(build, src, 'um', 'config', None)
+	# A C file edited in the tree itself is make's to see; a Makefile
+	# is not.
+	(src / 'mm/filemap.c').write_text('int y;\n')
+	assert stamp.config_holds(build, src, 'um', 'config', [])
+	(src / 'mm/Makefile').write_text('obj-y += filemap.o\n')
+	assert not stamp.config_holds(build, src, 'um', 'config', [])
+	os.utime(src / 'mm/Makefile', ns=(10**9, 10**9))
+	assert stamp.config_holds(build, src, 'um', 'config', [])
+	# The .config rewritten by another command's build.
+	os.utime(build / '.config', ns=(2 * 10**18, 2 * 10**18))
+	assert not stamp.config_holds(build, src, 'um', 'config', [])
