@@ -46,8 +46,9 @@ class Arch:
 	# The cross compiler's prefix (kunit.py --cross_compile, make's
 	# CROSS_COMPILE=); None: the host's gcc.
 	cross_compile: Optional[str] = None
-	# The kernel's page size under its kunit-configs: the memory a replay
-	# scale needs is worked out with it (replay.memory()).
+	# The kernel's page size under ARCH.config (not under a --config that
+	# changes it, such as arm64's 64k, where no replay is run): the memory
+	# a replay scale needs is worked out with it (replay.memory()).
 	page_size: int = 4096
 	# Boot options that put the kernel on one CPU, after the arch's own:
 	# the generated mutants' schemata boot so first (UML's SMP costs
