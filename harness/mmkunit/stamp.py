@@ -88,12 +88,26 @@ def record(build_dir: Path, arch: str, digest: Optional[str],
 
 
 def _read(build_dir: Path) -> Dict[str, object]:
+	"""build_dir's stamp, or {} if it has none it can read."""
 	try:
 		stamp: Dict[str, object] = json.loads(
 			(build_dir / STAMP).read_text())
 	except (OSError, ValueError):
 		return {}
 	return stamp
+
+
+def _none_newer(src: Path, build_dir: Path,
+		ignored: Sequence[str] = ()) -> bool:
+	"""Whether no file of src, but those whose names end in one of
+	ignored, is newer than build_dir's stamp."""
+	newer = subprocess.run(['find', str(src), '-newer',
+				str(build_dir / STAMP), '-type', 'f',
+				*(a for suffix in ignored
+				  for a in ('!', '-name', f'*{suffix}')),
+				'-print', '-quit'],
+			       capture_output=True, text=True)
+	return newer.returncode == 0 and not newer.stdout
 
 
 def config_holds(build_dir: Path, src: Path, arch: str,
@@ -113,30 +127,15 @@ def config_holds(build_dir: Path, src: Path, arch: str,
 		made.get('.config') == outputs['.config'] and
 		all(f.endswith(_CONFIG_FREE) for f in written)):
 		return False
-	newer = subprocess.run(['find', str(src), '-newer',
-				str(build_dir / STAMP), '-type', 'f',
-				*(a for suffix in _CONFIG_FREE
-				  for a in ('!', '-name', f'*{suffix}')),
-				'-print', '-quit'],
-			       capture_output=True, text=True)
-	return newer.returncode == 0 and not newer.stdout
+	return _none_newer(src, build_dir, _CONFIG_FREE)
 
 
 def holds(build_dir: Path, src: Path, arch: str,
 	  digest: Optional[str]) -> bool:
 	"""Whether build_dir holds the kernel a build of digest's inputs
 	from src makes, as it was left after that build."""
-	path = build_dir / STAMP
-	if not digest or not path.is_file():
-		return False
-	try:
-		stamp = json.loads(path.read_text())
-	except ValueError:
-		return False
-	if stamp.get('inputs') != digest or \
+	stamp = _read(build_dir)
+	if not digest or stamp.get('inputs') != digest or \
 	   stamp.get('outputs') != _outputs(build_dir, arch):
 		return False
-	newer = subprocess.run(['find', str(src), '-newer', str(path),
-				'-type', 'f', '-print', '-quit'],
-			       capture_output=True, text=True)
-	return newer.returncode == 0 and not newer.stdout
+	return _none_newer(src, build_dir)

@@ -1091,9 +1091,8 @@ struct filemap_test_huge_case {
  * VM_HUGEPAGE on a mapping that takes large folios: read huge folios
  * (FILEMAP_TEST_HUGE_ORDER: min(the mapping's max order, order of 2 MiB))
  * from the aligned index: two unless VM_RAND_READ, the last async
- * (PG_readahead). Neither
- * VM_RAND_READ nor ra_pages == 0 stops it; the mmap_miss count and its
- * threshold do (not for VM_SEQ_READ or VM_EXEC).
+ * (PG_readahead). Neither VM_RAND_READ nor ra_pages == 0 stops it; the
+ * mmap_miss count and its threshold do (not for VM_SEQ_READ or VM_EXEC).
  */
 static const struct filemap_test_huge_case filemap_test_huge_cases[] = {
 	{
