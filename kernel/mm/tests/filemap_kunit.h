@@ -2930,6 +2930,8 @@ struct filemap_test_race {
 	struct mm_struct *mm;
 	pmd_t *pmd;
 	unsigned long addr;
+	/* Only hold the PT lock, leaving the PTE as it is (none, say). */
+	bool lock_only;
 	struct completion cleared, restored;
 	/* The updater found no page table. */
 	bool no_pte;
@@ -2947,40 +2949,46 @@ static int filemap_test_race_pte_update(void *data)
 	pmd_t pmdval;
 	pte_t *ptep, pte;
 
+	/* As NUMA hinting does, under the mmap lock for read. */
+	mmap_read_lock(r->mm);
 	ptep = pte_offset_map_rw_nolock(r->mm, r->pmd, r->addr, &pmdval, &ptl);
 	if (!ptep) {
+		mmap_read_unlock(r->mm);
 		r->no_pte = true;
 		complete(&r->cleared);
 		complete(&r->restored);
 		return 0;
 	}
 	spin_lock(ptl);
-	pte = ptep_get_and_clear(r->mm, r->addr, ptep);
+	if (!r->lock_only)
+		pte = ptep_get_and_clear(r->mm, r->addr, ptep);
 	complete(&r->cleared);
 	/* Hold the PTE cleared until the fault waits for the lock. */
 	while (!spin_is_contended(ptl) && !READ_ONCE(r->fault_returned))
 		cpu_relax();
 	r->fault_waited = spin_is_contended(ptl);
-	set_pte_at(r->mm, r->addr, ptep, pte);
+	if (!r->lock_only)
+		set_pte_at(r->mm, r->addr, ptep, pte);
 	spin_unlock(ptl);
 	pte_unmap(ptep);
+	mmap_read_unlock(r->mm);
 	complete(&r->restored);
 	return 0;
 }
 
 /*
  * Start the updater on another CPU than the fault's, and let it clear the
- * PTE of page 1000. The caller holds the mmap lock, which keeps the page
- * tables while the updater uses them, and has migration disabled.
+ * PTE of page @index (or, with race->lock_only, take its PT lock). The
+ * caller has migration disabled.
  */
 static int filemap_test_race_start(struct filemap_test_map *map,
-				   struct filemap_test_race *race)
+				   struct filemap_test_race *race, pgoff_t index)
 {
 	struct task_struct *updater;
 	int cpu;
 
 	race->mm = map->mm;
-	race->addr = filemap_test_addr(map, 1000);
+	race->addr = filemap_test_addr(map, index);
 	race->pmd = mm_find_pmd(map->mm, race->addr);
 	if (!race->pmd)
 		return -ENOENT;
@@ -3042,7 +3050,7 @@ static void filemap_test_recheck_race(struct kunit *test)
 
 	mmap_read_lock(map.mm);
 	migrate_disable();
-	err = filemap_test_race_start(&map, &race);
+	err = filemap_test_race_start(&map, &race, 1000);
 	if (!err && !race.no_pte)
 		ret = filemap_test_race_fault(&map, &race);
 	migrate_enable();
