@@ -25,6 +25,7 @@ from mmkunit import mutagen
 from mmkunit import overlay as ov
 from mmkunit import handlers
 from mmkunit import progress
+from mmkunit import replay
 from mmkunit import selftest
 from mmkunit.request import (
 	EXIT_ERROR, Build, CheckRequest, CoverageRequest, ExportRequest,
@@ -187,6 +188,9 @@ def _mutants_args(p: argparse.ArgumentParser) -> None:
 
 def _replay_args(p: argparse.ArgumentParser) -> None:
 	_with_build(p)
+	p.add_argument('replay', nargs='?', choices=list(replay.REPLAYS),
+		       default=ReplayRequest.replay,
+		       help='which change\'s replay (default: %(default)s)')
 	p.add_argument('--scale', choices=[s.value for s in Scale],
 		       default=ReplayRequest.scale.value,
 		       help='small (default, seconds) or seed (a 20 GiB file in '
@@ -330,14 +334,17 @@ COMMANDS: Dict[str, Command[Any]] = {
 		_mutants_args, _mutants_request, handlers.mutants_handler,
 		kunit_args=True),
 	'replay': Command(
-		ReplayRequest, 'mmap access patterns on four builds',
-		'Replay the scenarios of one scale on the kernel without the '
-		'mmap_miss change, without each half of it, and with it (7.3: '
-		'its reverts; --tree 6.12: its own patches); write what each '
-		'read as tables, a CSV and a PNG, and check the bounds of the '
-		'scenario table (docs/replay.md).',
+		ReplayRequest, 'a change\'s workload, without and with it',
+		'Replay the scenarios of one scale of a change (mmap-miss: mmap '
+		'access patterns; mlock-recheck: faults racing with PTE '
+		'updates) on the kernel without the change, without each part '
+		'of it, and with it (7.3: its reverts; --tree 6.12: the port\'s '
+		'own patches, mmap-miss only); write the counts as tables, a '
+		'CSV and a PNG, and check the bounds of the scenario table '
+		'(docs/replay.md).',
 		_replay_args,
-		lambda a, src: ReplayRequest(src, _build(a), scale=Scale(a.scale),
+		lambda a, src: ReplayRequest(src, _build(a), replay=a.replay,
+					     scale=Scale(a.scale),
 					     workers=a.workers),
 		handlers.replay_handler),
 	'fixes': Command(

@@ -108,8 +108,8 @@ def coverage_handler(req: CoverageRequest) -> int:
 def check_steps(req: CheckRequest) -> Dict[str, Request]:
 	"""What `check` runs, in order: check's options, each step's arch.
 
-	The default kernel (or the one given) gets every step, the replay of
-	the mmap_miss change among them; the 6.12 port is run, and replays
+	The default kernel (or the one given) gets every step, the replays
+	of the changes it reverts among them; the 6.12 port is run, and replays
 	its own version of the change at a benchmark's scale; the older
 	kernels are held to their lists (fixes). Coverage, the replay of 7.3
 	at that scale and the 6.12 port's own matrices are commands of their
@@ -149,6 +149,13 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 				src, on('um', config), mutants=limited)
 	if overlay.before_fix_trees():
 		steps['replay um'] = ReplayRequest(src, on('um'))
+	# The other changes' replays, where the kernel's overlay reverts them.
+	reverted = {f for t in overlay.before_fix_trees() if t.revert
+		    for f in t.lacking}
+	for rp in replay.REPLAYS.values():
+		if rp.name != replay.MMAP_MISS and rp.fixes <= reverted:
+			steps[f'replay um {rp.name}'] = ReplayRequest(
+				src, on('um'), replay=rp.name)
 	steps.update({
 		'run x86_64': RunRequest(src, on('x86_64')),
 		'run x86_64 debug': RunRequest(src, on('x86_64', 'debug')),

@@ -1,17 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The mm_filemap_replay suites' numbers: parsed, tabulated, plotted, and
-held against the bounds the scenario table states.
+"""The replay suites' numbers: parsed, tabulated, plotted, and held
+against the bounds their scenario table states.
 
-The suites print one KTAP diagnostic per scenario,
+A replay (REPLAYS) is a pair of suites, one a scale, that replay one
+change's workload through the real code and print one KTAP diagnostic a
+scenario,
 
-  # filemap_replay_test: replay: <scenario>: touches=N pages_read=N
-    page_size=N major_faults=N readaround_faults=N refaults=N
-    refault_activations=N mmap_miss=N
+  # filemap_replay_test: replay: <scenario>: touches=N pages_read=N ...
 
-and ./run_kunit.sh replay runs one scale of them on several builds (the
-before-fix trees of the overlay, builds(), and the series itself),
-collecting the lines into a CSV and a PNG plot, and checks each build
-against the one that lacks every fix.
+with the replay's metrics. ./run_kunit.sh replay NAME runs one scale of
+them on several builds (the before-fix trees of the overlay that lack the
+replay's fixes, builds(), and the series itself), collects the lines into
+a CSV and a PNG plot, and checks the builds against the bounds: the
+mmap_miss replay's against the build that lacks every fix (verdicts()),
+the others' as counts the build with the change must give and the build
+without it must not (count_verdicts()).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from mmkunit import arches
 from mmkunit import deps
@@ -66,8 +69,64 @@ _LINE = re.compile(r'# (?:\S+: )?replay: (?P<scenario>.+?): '
 # one a line.
 _ROW = re.compile(r'^\{\n(?P<fields>(?:\t\.\w+ = [^\n]*,\n)*)\},$', re.M)
 _FIELD = re.compile(r'^\t\.(\w+) = (.*),$', re.M)
-_SCALES = {'RP_SMALL': Scale.SMALL, 'RP_SEED': Scale.SEED}
+# A row's scale: an enumerator ending in the scale's name.
+_SCALES = {'_SMALL': Scale.SMALL, '_SEED': Scale.SEED}
 
+
+def _scale(value: str) -> Scale:
+	for suffix, scale in _SCALES.items():
+		if re.fullmatch(r'[A-Z]+' + suffix, value):
+			return scale
+	raise KeyError(value)
+
+
+
+@dataclasses.dataclass(frozen=True)
+class Replay:
+	"""One change's replay: its suites, its table and what it reports."""
+	name: str
+	# The change, as the plot's title names it.
+	change: str
+	suites: Mapping[Scale, str]
+	kconfig: str
+	scenarios: str
+	# The fields of its diagnostic lines; what the tables and the CSV
+	# show; what the plot shows.
+	metrics: Tuple[str, ...]
+	columns: Tuple[str, ...]
+	plotted: Tuple[str, ...]
+	# The fixes of the expected list whose reverts are its builds
+	# without the change.
+	fixes: FrozenSet[str]
+	# Bounds against the build without every fix (.saves, .same_pct:
+	# scenarios()), else counts the build with the change gives
+	# (want_, min_, max_: cases()).
+	relative: bool = False
+	# A port's own patches are the change (the 6.12 port's mmap_miss).
+	port_patches: bool = False
+	# Two CPUs race in it: never built on one.
+	smp: bool = False
+	# Its scenarios' page cache sizes the kernel's memory (memory()).
+	sized: bool = False
+
+
+MMAP_MISS = 'mmap-miss'
+REPLAYS: Dict[str, Replay] = {r.name: r for r in (
+	Replay(MMAP_MISS, 'the mmap_miss change', SUITES, KCONFIG, SCENARIOS,
+	       METRICS, COLUMNS, (GIB_READ, 'major_faults'),
+	       frozenset({'faulting-address', 'retry', 'seq-exec',
+			  'locked-folio'}),
+	       relative=True, port_patches=True, sized=True),
+	Replay('mlock-recheck', 'the PTE recheck before a major fault',
+	       {Scale.SMALL: 'mm_filemap_recheck_replay',
+		Scale.SEED: 'mm_filemap_recheck_replay_seed'},
+	       'CONFIG_MM_FILEMAP_RECHECK_REPLAY_KUNIT_TEST=y',
+	       'mm/tests/filemap_recheck_replay_scenarios.h',
+	       ('faults', 'major_faults', 'pages_read', 'ptl_waits'),
+	       ('faults', 'major_faults', 'pages_read', 'ptl_waits'),
+	       ('major_faults', 'ptl_waits'), frozenset({'pte-recheck'}),
+	       smp=True),
+)}
 
 class Expect(enum.Enum):
 	SAVES = 'saves'		# stock reads at least n times as many pages
@@ -90,13 +149,14 @@ class Scenario:
 class Row:
 	build: str
 	scenario: str
-	values: Tuple[int, ...]  # in METRICS order
+	values: Tuple[int, ...]  # in the order of metrics
+	metrics: Tuple[str, ...] = METRICS
 
 	def get(self, metric: str) -> float:
 		if metric == GIB_READ:
 			return round(self.get('pages_read') * self.get('page_size')
 				     / (1 << 30), 2)
-		return self.values[METRICS.index(metric)]
+		return self.values[self.metrics.index(metric)]
 
 
 class ReplayError(Exception):
@@ -116,7 +176,7 @@ def scenarios(text: str) -> List[Scenario]:
 		bounds = [b for b in (Expect.SAVES, Expect.SAME)
 			  if b.value in fields]
 		try:
-			scale = _SCALES[fields['scale']]
+			scale = _scale(fields['scale'])
 			file_pages = int(fields['file_pages'])
 			cache_pages = int(fields['cache_pages'])
 			bound = int(fields[bounds[0].value]) if bounds else 0
@@ -138,7 +198,8 @@ def memory(rows: Sequence[Scenario], page_size: int) -> str:
 	return f'{math.ceil((cached * page_size + HEADROOM) / (1 << 30))}G'
 
 
-def parse(build: str, ktap: str) -> List[Row]:
+def parse(build: str, ktap: str,
+	  metrics: Tuple[str, ...] = METRICS) -> List[Row]:
 	"""The replay lines of a run's KTAP output, in order."""
 	rows: List[Row] = []
 	for line in ktap.splitlines():
@@ -146,20 +207,20 @@ def parse(build: str, ktap: str) -> List[Row]:
 		if not m:
 			continue
 		fields = dict(f.split('=') for f in m.group('fields').split())
-		missing = [k for k in METRICS if k not in fields]
+		missing = [k for k in metrics if k not in fields]
 		if missing:
 			raise ReplayError(f'{line.strip()}: no {", ".join(missing)}')
 		rows.append(Row(build, m.group('scenario'),
-				tuple(int(fields[k]) for k in METRICS)))
+				tuple(int(fields[k]) for k in metrics), metrics))
 	return rows
 
 
-def to_csv(rows: Sequence[Row]) -> str:
+def to_csv(rows: Sequence[Row], columns: Sequence[str] = COLUMNS) -> str:
 	out = io.StringIO()
 	w = csv.writer(out, lineterminator='\n')
-	w.writerow(('build', 'scenario') + COLUMNS)
+	w.writerow(('build', 'scenario') + tuple(columns))
 	for r in rows:
-		w.writerow((r.build, r.scenario) + tuple(r.get(c) for c in COLUMNS))
+		w.writerow((r.build, r.scenario) + tuple(r.get(c) for c in columns))
 	return out.getvalue()
 
 
@@ -263,6 +324,125 @@ def wrong_bounds(vs: Sequence[Verdict], full: str) -> List[str]:
 	return wrong
 
 
+# A bound of a table of counts: a metric the build with the change counts
+# exactly (want_), at least (min_) or at most (max_).
+_BOUND = re.compile(r'(want|min|max)_([a-z_]+)$')
+# A row whose counts the build without the change must not give.
+REVERTED_FAILS = 'reverted_fails'
+
+
+@dataclasses.dataclass(frozen=True)
+class Bound:
+	kind: str
+	metric: str
+	value: int
+
+	def holds(self, count: int) -> bool:
+		if self.kind == 'want':
+			return count == self.value
+		if self.kind == 'min':
+			return count >= self.value
+		return count <= self.value
+
+	def __str__(self) -> str:
+		op = {'want': '=', 'min': '>=', 'max': '<='}[self.kind]
+		return f'{self.metric} {op} {self.value}'
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+	"""A row of a table of counts, as far as the harness needs it."""
+	scale: Scale
+	name: str
+	bounds: Tuple[Bound, ...]
+	reverted_fails: bool
+
+
+def cases(text: str) -> List[Case]:
+	"""The rows of a table of counts (a struct's initialisers, one field
+	a line, as scenarios() reads them) with their bounds."""
+	out: List[Case] = []
+	rows = list(_ROW.finditer(text))
+	if len(rows) != len(re.findall(r'^\{$', text, re.M)):
+		raise ReplayError('a scenario is not written one field a line '
+				  '(a tab, .field = value,)')
+	for m in rows:
+		fields = dict(_FIELD.findall(m.group('fields')))
+		name = fields.get('desc', '').strip('"')
+		try:
+			scale = _scale(fields['scale'])
+			bounds = tuple(Bound(b.group(1), b.group(2), int(v))
+				       for k, v in fields.items()
+				       for b in [_BOUND.match(k)] if b)
+			fails = {'true': True, 'false': False}[
+				fields[REVERTED_FAILS]]
+		except (KeyError, ValueError) as e:
+			raise ReplayError(f'scenario "{name}": no scale, bound or '
+					  f'{REVERTED_FAILS} the harness can read '
+					  f'({e})')
+		if not bounds:
+			raise ReplayError(f'scenario "{name}": no bound')
+		out.append(Case(scale, name, bounds, fails))
+	return out
+
+
+@dataclasses.dataclass(frozen=True)
+class CountVerdict:
+	build: str
+	case: Case
+	# The bounds the build's counts do not hold.
+	broken: Tuple[Bound, ...]
+	counts: Tuple[Tuple[str, int], ...]
+	# Whether the build must hold every bound (it has the change), or
+	# fail one (the row says the build without it must).
+	must_hold: bool
+
+	@property
+	def right(self) -> bool:
+		return not self.broken if self.must_hold else bool(self.broken)
+
+	def __str__(self) -> str:
+		got = ', '.join(f'{m} {v}' for m, v in self.counts)
+		if self.must_hold:
+			want = 'must hold ' + ', '.join(map(str, self.case.bounds))
+		else:
+			want = 'must not hold them all, the change is what gives them'
+		return (f'{self.build}: {self.case.name}: {got}; {want}: '
+			f'{"holds" if not self.broken else "breaks " + ", ".join(map(str, self.broken))}')
+
+
+def count_verdicts(rows: Sequence[Row], table_rows: Sequence[Case],
+		   full: str) -> List[CountVerdict]:
+	"""Each build's counts against each row's bounds: the full build
+	(the change as it is) holds them all; another build (the change
+	reverted) fails one where the row says the change gives them, and
+	holds them all where it says the change makes no difference."""
+	by_key = {(r.build, r.scenario): r for r in rows}
+	out = []
+	for case in table_rows:
+		for build in dict.fromkeys(r.build for r in rows):
+			row = by_key.get((build, case.name))
+			if row is None:
+				continue
+			broken = tuple(b for b in case.bounds
+				       if not b.holds(int(row.get(b.metric))))
+			counts = tuple((m, int(row.get(m)))
+				       for m in dict.fromkeys(b.metric
+							      for b in case.bounds))
+			out.append(CountVerdict(
+				build, case, broken, counts,
+				build == full or not case.reverted_fails))
+	return out
+
+
+def count_summary(vs: Sequence[CountVerdict]) -> str:
+	out = ['bounds:']
+	out += [f'  {v.build}: {v.case.name}: '
+		+ ('holds' if not v.broken else 'fails ' + ', '.join(map(str, v.broken)))
+		+ ('' if v.right else ' (WRONG)') for v in vs]
+	return '\n'.join(out)
+
+
 _GNUPLOT = '''\
 set terminal pngcairo noenhanced size 1400,{height} font "sans,10"
 set output "{png}"
@@ -319,16 +499,20 @@ def plot(rows: Sequence[Row], png: Path,
 		raise ReplayError(f'gnuplot failed: {proc.stderr.strip()}')
 
 
-def builds(overlay: ov.Overlay) -> List[ov.BeforeFix]:
+def builds(overlay: ov.Overlay,
+	   fixes: Optional[FrozenSet[str]] = None) -> List[ov.BeforeFix]:
 	"""The builds to compare: the tree that lacks every fix (the one
 	the bounds are against, first), each tree that lacks some, and the
 	series with every fix (last).
 
 	A port's fixes are its own patches, P1, P2, ... in the order the
 	expected list names them: stock, "P2 only", ..., "P1+P2". A kernel
-	that has them upstream is built with each revert: "reverted" (all),
-	"retry reverted", ..., and "as merged"."""
+	that has them upstream is built with each revert of fixes (all
+	reverts if None): "reverted" (all), "retry reverted", ..., and "as
+	merged"."""
 	trees = overlay.before_fix_trees()
+	if fixes is not None and trees and trees[-1].revert:
+		trees = [t for t in trees if set(t.lacking) <= fixes]
 	if not trees:
 		return [ov.BeforeFix('series', ())]
 	every = trees[-1].lacking
@@ -373,19 +557,32 @@ def scales_case_limit(source: Path) -> bool:
 
 
 def run_replay(s: Session, req: ReplayRequest) -> int:
-	"""The suite of one scale on each build, in req.workers trees at
-	once; the table, the CSV, the plot and the bounds."""
+	"""The suite of one scale of a replay on each build, in req.workers
+	trees at once; the table, the CSV, the plot and the bounds."""
+	rp = REPLAYS[req.replay]
 	s.ensure_deps(deps.REPLAY)
-	if req.scale is Scale.SEED and not s.build.config and \
+	if req.scale is Scale.SEED and not rp.smp and not s.build.config and \
 	   s.config_file(f'{s.build.arch}-{ONE_CPU}.config').is_file() and \
 	   SMP in s.config_file(f'{s.build.arch}.config').read_text().split():
 		s = s.with_config(ONE_CPU)
-	text = s.overlay.contents.get(SCENARIOS, b'').decode()
-	table_rows = [sc for sc in scenarios(text) if sc.scale is req.scale]
-	if not table_rows:
-		raise ReplayError(f'{SCENARIOS}: no {req.scale.value} scenario')
-	opts = s.run_options(filter_glob=SUITES[req.scale])
-	kconfig_add = [*opts.kconfig_add, KCONFIG]
+	text = s.overlay.contents.get(rp.scenarios, b'').decode()
+	if rp.relative:
+		table_rows: Sequence[Scenario] = [
+			sc for sc in scenarios(text) if sc.scale is req.scale]
+		names = [sc.name for sc in table_rows]
+	else:
+		counted = [c for c in cases(text) if c.scale is req.scale]
+		names = [c.name for c in counted]
+	if not names:
+		raise ReplayError(f'{rp.scenarios}: no {req.scale.value} scenario')
+	labels = builds(s.overlay, rp.fixes)
+	if not rp.port_patches and not labels[0].revert:
+		raise ReplayError(
+			f'replay {rp.name}: the overlay for this kernel has no '
+			f'revert of {", ".join(sorted(rp.fixes))} (kernel/reverts '
+			'of 7.3 has)')
+	opts = s.run_options(filter_glob=rp.suites[req.scale])
+	kconfig_add = [*opts.kconfig_add, rp.kconfig]
 	# Hung-task detection on in the arch's kunitconfig, or in a named
 	# configuration, whose options go to kunit.py as --kconfig_add.
 	options = kconfig_add + [line for c in opts.kunitconfigs
@@ -394,12 +591,12 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 		kconfig_add.append(NO_HUNG_TASK)
 	opts = dataclasses.replace(opts, kconfig_add=kconfig_add)
 	if req.scale is Scale.SEED:
-		opts = dataclasses.replace(
-			opts, memory=memory(
-				table_rows, arches.ARCHES[s.build.arch].page_size),
-			timeout=SEED_TIMEOUT)
-	base = s.results_dir(f'{s.build.arch}-replay-{req.scale.value}')
-	labels = builds(s.overlay)
+		opts = dataclasses.replace(opts, timeout=SEED_TIMEOUT)
+	if req.scale is Scale.SEED and rp.relative and rp.sized:
+		opts = dataclasses.replace(opts, memory=memory(
+			table_rows, arches.ARCHES[s.build.arch].page_size))
+	suffix = '' if rp.name == MMAP_MISS else f'-{rp.name}'
+	base = s.results_dir(f'{s.build.arch}-replay{suffix}-{req.scale.value}')
 	tree = s.sources.prepared_tree()
 	opts = s.with_accel(opts, tree)
 	if req.scale is Scale.SEED and '-accel tcg' in opts.qemu_args and \
@@ -414,7 +611,8 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 
 		def run(t: trees.PreparedTree) -> runner.RunResult:
 			s.put_series(t, b.extra, s.overlay.without(b.without))
-			progress.progress(f'replay ({req.scale.value}) on {label}'
+			progress.progress(f'replay {rp.name} ({req.scale.value}) '
+					  f'on {label}'
 					  + (f', mem={opts.memory}'
 					     if opts.memory else ''))
 			return runner.run_kunit(
@@ -425,39 +623,47 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 
 	started = time.monotonic()
 	# The last build (all fixes) is the quickest: it goes first, alone,
-	# while the other trees are made from its tree.
+	# while the other trees are made from its tree. Where CPUs race, the
+	# builds run in turn: two kernels at once would leave a CPU of each
+	# spinning for a lock the other's descheduled CPU holds.
 	order = list(reversed(labels))
+	workers = 1 if rp.smp else req.workers
 	results = dict(zip((b.label for b in order), jobs.run_jobs(
-		s, tree, req.workers, [job(b) for b in order], opts)))
+		s, tree, workers, [job(b) for b in order], opts)))
 	rows: List[Row] = []
 	failed: List[str] = []
 	for label in (b.label for b in labels):
 		result = results[label]
 		assert isinstance(result, runner.RunResult)
 		ktap = result.results_dir / 'ktap.log'
-		found = parse(label, ktap.read_text() if ktap.is_file() else '')
-		if not result.ok or len(found) != len(table_rows):
+		found = parse(label, ktap.read_text() if ktap.is_file() else '',
+			      rp.metrics)
+		if not result.ok or len(found) != len(names):
 			failed.append(label)
 			print(f'mm-kunit: replay on {label}: '
 			      f'{result.error or result.summary()}')
 			for case in result.failed:
 				print(f'mm-kunit: {case.status.value}: {case.name}')
 		rows += found
-	(base / 'replay.csv').write_text(to_csv(rows))
-	for metric in COLUMNS[1:]:
+	(base / 'replay.csv').write_text(to_csv(rows, rp.columns))
+	for metric in rp.columns[1:]:
 		print(table(rows, metric) + '\n')
 	if rows:
-		plot(rows, base / 'replay.png',
-		     title=f'mm_filemap_replay, {req.scale.value} scale '
-		     f'({s.build.arch}): without and with the mmap_miss change')
+		plot(rows, base / 'replay.png', rp.plotted,
+		     title=f'replay {rp.name}, {req.scale.value} scale '
+		     f'({s.build.arch}): without and with {rp.change}')
 	print(f'mm-kunit: replay table in {base / "replay.csv"}'
 	      + (f' and {base / "replay.png"}' if rows else ''))
 	wrong: List[str] = []
-	if len(labels) > 1 and not failed:
+	if len(labels) > 1 and not failed and rp.relative:
 		vs = verdicts(rows, table_rows, labels[0].label)
 		print(summary(vs, labels[-1].label))
 		wrong = wrong_bounds(vs, labels[-1].label)
-		for w in wrong:
-			print(f'mm-kunit: replay: {w}')
+	elif len(labels) > 1 and not failed:
+		cvs = count_verdicts(rows, counted, labels[-1].label)
+		print(count_summary(cvs))
+		wrong = [str(v) for v in cvs if not v.right]
+	for w in wrong:
+		print(f'mm-kunit: replay: {w}')
 	print(f'mm-kunit: replay took {time.monotonic() - started:.0f} s')
 	return EXIT_OK if not failed and not wrong else EXIT_TESTS_FAILED

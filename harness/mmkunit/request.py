@@ -138,6 +138,8 @@ class MutantsRequest:
 class ReplayRequest:
 	source: Source = Source()
 	build: Build = Build()
+	# Which replay (replay.REPLAYS): the mmap_miss change's by default.
+	replay: str = 'mmap-miss'
 	scale: Scale = Scale.SMALL
 	workers: int = WORKERS
 

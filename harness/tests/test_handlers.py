@@ -127,6 +127,11 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	assert seed.workers == 1
 	assert session.Session(small.source).sources.kernel == \
 		kernels.KERNELS[kernels.DEFAULT]
+	# Each other change 7.3 reverts, at the small scale.
+	recheck = steps['replay um mlock-recheck']
+	assert isinstance(recheck, request.ReplayRequest)
+	assert (recheck.replay, recheck.scale) == ('mlock-recheck',
+						   request.Scale.SMALL)
 	req = cli.parse_args(['check', '--tarball', '/t/linux-source-6.1.tar.xz'])
 	assert isinstance(req, request.CheckRequest)
 	run = handlers.check_steps(req)['run um']

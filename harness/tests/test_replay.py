@@ -213,6 +213,9 @@ def test_replay_builds_each_revert(overlay_dir: Path) -> None:
 		('as merged', (), None)]
 	assert [b.label for b in o.before_fix_trees()] == [
 		'revert a', 'revert all']
+	# A replay of fix a alone: its revert is the build without it.
+	assert [(b.label, b.lacking) for b in replay.builds(
+		o, frozenset({'a'}))] == [('reverted', ('a',)), ('as merged', ())]
 
 
 def test_a_revert_names_fixes_of_the_expected_list(overlay_dir: Path) -> None:
@@ -355,3 +358,94 @@ def test_scales_case_limit_reads_the_kernel_s_kunit(tmp_path: Path) -> None:
 	(tmp_path / 'lib/kunit/test.c').write_text(
 		'static int kunit_timeout_mult(enum kunit_speed speed)\n')
 	assert replay.scales_case_limit(tmp_path)
+
+
+# The mlock-recheck replay's small scale on UML, as merged and reverted.
+RECHECK_RUN = FIXTURES / 'kunit/recheck-replay-um'
+RECHECK = replay.REPLAYS['mlock-recheck']
+
+
+def recheck_rows(build: str, ktap_file: str) -> List[replay.Row]:
+	return replay.parse(build, (RECHECK_RUN / ktap_file).read_text(),
+			    RECHECK.metrics)
+
+
+def recheck_cases() -> List[replay.Case]:
+	return [c for c in replay.cases(
+		(REPO / 'kernel' / RECHECK.scenarios).read_text())
+		if c.scale is Scale.SMALL]
+
+
+def test_cases_reads_the_bounds_of_every_row() -> None:
+	cases = replay.cases((REPO / 'kernel' / RECHECK.scenarios).read_text())
+	assert [c.scale for c in cases].count(Scale.SEED) == 3
+	first = cases[0]
+	assert first.name == 'mlocked, PTE cleared by an update'
+	assert first.reverted_fails
+	assert [str(b) for b in first.bounds] == [
+		'major_faults = 0', 'ptl_waits = 128', 'pages_read <= 0']
+
+
+def test_cases_rejects_a_row_it_cannot_read() -> None:
+	row = ('{\n\t.scale = RR_SMALL,\n\t.desc = "x",\n%s'
+	       '\t.reverted_fails = true,\n},\n')
+	assert replay.cases(row % '\t.min_faults = 3,\n')[0].bounds == (
+		replay.Bound('min', 'faults', 3),)
+	with pytest.raises(replay.ReplayError, match='no bound'):
+		replay.cases(row % '')
+	with pytest.raises(replay.ReplayError, match='"x": no scale'):
+		replay.cases(row % '\t.want_faults = many,\n')
+	with pytest.raises(replay.ReplayError, match='"x": no scale'):
+		replay.cases((row % '\t.want_faults = 1,\n').replace(
+			'true', 'yes'))
+
+
+def test_the_merged_build_holds_the_counts_and_the_revert_cannot() -> None:
+	rows = (recheck_rows('reverted', 'reverted.ktap')
+		+ recheck_rows('as merged', 'as-merged.ktap'))
+	vs = replay.count_verdicts(rows, recheck_cases(), 'as merged')
+	assert len(vs) == 8 and all(v.right for v in vs)
+	assert [(v.build, v.case.name, [str(b) for b in v.broken])
+		for v in vs if v.broken] == [
+		('reverted', 'mlocked, PTE cleared by an update',
+		 ['major_faults = 0', 'ptl_waits = 128', 'pages_read <= 0']),
+		('reverted', 'mlocked, PTE none', ['ptl_waits = 128'])]
+
+
+def test_a_revert_that_gives_the_counts_is_wrong() -> None:
+	"""The reverted build that counts what the merged one does, and a
+	merged build that counts what the reverted one does."""
+	merged = recheck_rows('as merged', 'as-merged.ktap')
+	reverted = recheck_rows('reverted', 'reverted.ktap')
+	vs = replay.count_verdicts(
+		merged + [dataclasses.replace(r, build='reverted') for r in merged],
+		recheck_cases(), 'as merged')
+	assert [(v.build, v.case.name) for v in vs if not v.right] == [
+		('reverted', 'mlocked, PTE cleared by an update'),
+		('reverted', 'mlocked, PTE none')]
+	vs = replay.count_verdicts(
+		[dataclasses.replace(r, build='as merged') for r in reverted],
+		recheck_cases(), 'as merged')
+	wrong = [str(v) for v in vs if not v.right]
+	assert wrong == [
+		'as merged: mlocked, PTE cleared by an update: major_faults 128, '
+		'ptl_waits 0, pages_read 3228; must hold major_faults = 0, '
+		'ptl_waits = 128, pages_read <= 0: breaks major_faults = 0, '
+		'ptl_waits = 128, pages_read <= 0',
+		'as merged: mlocked, PTE none: major_faults 128, ptl_waits 0, '
+		'pages_read 3228; must hold major_faults = 128, ptl_waits = 128, '
+		'pages_read >= 128: breaks ptl_waits = 128']
+
+
+@pytest.mark.parametrize('bound,count,holds', [
+	(replay.Bound('want', 'm', 5), 5, True),
+	(replay.Bound('want', 'm', 5), 4, False),
+	(replay.Bound('want', 'm', 5), 6, False),
+	(replay.Bound('min', 'm', 5), 5, True),
+	(replay.Bound('min', 'm', 5), 4, False),
+	(replay.Bound('max', 'm', 5), 5, True),
+	(replay.Bound('max', 'm', 5), 6, False),
+])
+def test_bound_at_its_edges(bound: replay.Bound, count: int,
+			    holds: bool) -> None:
+	assert bound.holds(count) is holds
