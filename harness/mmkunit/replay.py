@@ -358,9 +358,10 @@ class Case:
 	reverted_fails: bool
 
 
-def cases(text: str) -> List[Case]:
+def cases(text: str, metrics: Sequence[str]) -> List[Case]:
 	"""The rows of a table of counts (a struct's initialisers, one field
-	a line, as scenarios() reads them) with their bounds."""
+	a line, as scenarios() reads them) with their bounds, each on one of
+	metrics."""
 	out: List[Case] = []
 	rows = list(_ROW.finditer(text))
 	if len(rows) != len(re.findall(r'^\{$', text, re.M)):
@@ -382,6 +383,11 @@ def cases(text: str) -> List[Case]:
 					  f'({e})')
 		if not bounds:
 			raise ReplayError(f'scenario "{name}": no bound')
+		unknown = [b.metric for b in bounds if b.metric not in metrics]
+		if unknown:
+			raise ReplayError(f'scenario "{name}": a bound on '
+					  f'{", ".join(unknown)}, which the replay '
+					  f'does not count ({", ".join(metrics)})')
 		out.append(Case(scale, name, bounds, fails))
 	return out
 
@@ -392,16 +398,21 @@ class CountVerdict:
 	case: Case
 	# The bounds the build's counts do not hold.
 	broken: Tuple[Bound, ...]
-	counts: Tuple[Tuple[str, int], ...]
+	# None: the build printed no line for the row.
+	counts: Optional[Tuple[Tuple[str, int], ...]]
 	# Whether the build must hold every bound (it has the change), or
 	# fail one (the row says the build without it must).
 	must_hold: bool
 
 	@property
 	def right(self) -> bool:
+		if self.counts is None:
+			return False
 		return not self.broken if self.must_hold else bool(self.broken)
 
 	def __str__(self) -> str:
+		if self.counts is None:
+			return f'{self.build}: {self.case.name}: no counts'
 		got = ', '.join(f'{m} {v}' for m, v in self.counts)
 		if self.must_hold:
 			want = 'must hold ' + ', '.join(map(str, self.case.bounds))
@@ -423,6 +434,8 @@ def count_verdicts(rows: Sequence[Row], table_rows: Sequence[Case],
 		for build in dict.fromkeys(r.build for r in rows):
 			row = by_key.get((build, case.name))
 			if row is None:
+				out.append(CountVerdict(build, case, case.bounds,
+							None, True))
 				continue
 			broken = tuple(b for b in case.bounds
 				       if not b.holds(int(row.get(b.metric))))
@@ -438,7 +451,8 @@ def count_verdicts(rows: Sequence[Row], table_rows: Sequence[Case],
 def count_summary(vs: Sequence[CountVerdict]) -> str:
 	out = ['bounds:']
 	out += [f'  {v.build}: {v.case.name}: '
-		+ ('holds' if not v.broken else 'fails ' + ', '.join(map(str, v.broken)))
+		+ ('no counts' if v.counts is None else 'holds' if not v.broken
+		   else 'fails ' + ', '.join(map(str, v.broken)))
 		+ ('' if v.right else ' (WRONG)') for v in vs]
 	return '\n'.join(out)
 
@@ -571,7 +585,8 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 			sc for sc in scenarios(text) if sc.scale is req.scale]
 		names = [sc.name for sc in table_rows]
 	else:
-		counted = [c for c in cases(text) if c.scale is req.scale]
+		counted = [c for c in cases(text, rp.metrics)
+			   if c.scale is req.scale]
 		names = [c.name for c in counted]
 	if not names:
 		raise ReplayError(f'{rp.scenarios}: no {req.scale.value} scenario')
@@ -638,7 +653,8 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 		ktap = result.results_dir / 'ktap.log'
 		found = parse(label, ktap.read_text() if ktap.is_file() else '',
 			      rp.metrics)
-		if not result.ok or len(found) != len(names):
+		if not result.ok or sorted(r.scenario for r in found) != \
+		   sorted(names):
 			failed.append(label)
 			print(f'mm-kunit: replay on {label}: '
 			      f'{result.error or result.summary()}')

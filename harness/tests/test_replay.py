@@ -372,12 +372,13 @@ def recheck_rows(build: str, ktap_file: str) -> List[replay.Row]:
 
 def recheck_cases() -> List[replay.Case]:
 	return [c for c in replay.cases(
-		(REPO / 'kernel' / RECHECK.scenarios).read_text())
+		(REPO / 'kernel' / RECHECK.scenarios).read_text(), RECHECK.metrics)
 		if c.scale is Scale.SMALL]
 
 
 def test_cases_reads_the_bounds_of_every_row() -> None:
-	cases = replay.cases((REPO / 'kernel' / RECHECK.scenarios).read_text())
+	cases = replay.cases((REPO / 'kernel' / RECHECK.scenarios).read_text(),
+			     RECHECK.metrics)
 	assert [c.scale for c in cases].count(Scale.SEED) == 3
 	first = cases[0]
 	assert first.name == 'mlocked, PTE cleared by an update'
@@ -389,15 +390,20 @@ def test_cases_reads_the_bounds_of_every_row() -> None:
 def test_cases_rejects_a_row_it_cannot_read() -> None:
 	row = ('{\n\t.scale = RR_SMALL,\n\t.desc = "x",\n%s'
 	       '\t.reverted_fails = true,\n},\n')
-	assert replay.cases(row % '\t.min_faults = 3,\n')[0].bounds == (
+	metrics = ('faults', 'ptl_waits')
+	assert replay.cases(row % '\t.min_faults = 3,\n', metrics)[0].bounds == (
 		replay.Bound('min', 'faults', 3),)
 	with pytest.raises(replay.ReplayError, match='no bound'):
-		replay.cases(row % '')
+		replay.cases(row % '', metrics)
 	with pytest.raises(replay.ReplayError, match='"x": no scale'):
-		replay.cases(row % '\t.want_faults = many,\n')
+		replay.cases(row % '\t.want_faults = many,\n', metrics)
 	with pytest.raises(replay.ReplayError, match='"x": no scale'):
 		replay.cases((row % '\t.want_faults = 1,\n').replace(
-			'true', 'yes'))
+			'true', 'yes'), metrics)
+	with pytest.raises(replay.ReplayError,
+			   match='"x": a bound on ptl_wait, which the replay '
+			   'does not count'):
+		replay.cases(row % '\t.want_ptl_wait = 1,\n', metrics)
 
 
 def test_the_merged_build_holds_the_counts_and_the_revert_cannot() -> None:
@@ -434,7 +440,28 @@ def test_a_revert_that_gives_the_counts_is_wrong() -> None:
 		'ptl_waits = 128, pages_read <= 0',
 		'as merged: mlocked, PTE none: major_faults 128, ptl_waits 0, '
 		'pages_read 3228; must hold major_faults = 128, ptl_waits = 128, '
-		'pages_read >= 128: breaks ptl_waits = 128']
+		'pages_read = 3228: breaks ptl_waits = 128']
+
+
+def test_a_row_a_build_did_not_print_is_wrong() -> None:
+	rows = (recheck_rows('reverted', 'reverted.ktap')
+		+ recheck_rows('as merged', 'as-merged.ktap')[1:])
+	vs = replay.count_verdicts(rows, recheck_cases(), 'as merged')
+	assert [str(v) for v in vs if not v.right] == [
+		'as merged: mlocked, PTE cleared by an update: no counts']
+
+
+def test_each_replay_builds_the_reverts_of_its_own_fixes() -> None:
+	"""7.3's overlay reverts the mmap_miss change and the PTE recheck:
+	each replay compares 7.3 with its own change reverted."""
+	o = ov.Overlay.load(REPO / 'kernel')
+	assert [(b.label, b.lacking) for b in replay.builds(
+		o, RECHECK.fixes)] == [('reverted', ('pte-recheck',)),
+				       ('as merged', ())]
+	mmap_miss = replay.builds(o, replay.REPLAYS[replay.MMAP_MISS].fixes)
+	assert [b.label for b in mmap_miss] == [
+		'reverted', 'faulting-address reverted', 'retry reverted',
+		'as merged']
 
 
 @pytest.mark.parametrize('bound,count,holds', [
@@ -449,3 +476,28 @@ def test_a_revert_that_gives_the_counts_is_wrong() -> None:
 def test_bound_at_its_edges(bound: replay.Bound, count: int,
 			    holds: bool) -> None:
 	assert bound.holds(count) is holds
+
+
+def test_a_replay_without_its_revert_stops_with_one_line(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""A kernel whose overlay does not revert the change (a port that
+	carries fixes of its own): said before any build."""
+	from mmkunit import cli, deps
+	overlay = replay_overlay(overlay_dir)
+	(overlay / RECHECK.scenarios).write_text(
+		(REPO / 'kernel' / RECHECK.scenarios).read_text())
+	series = overlay / 'patches/series'
+	series.write_text(series.read_text().replace(
+		replay.SCENARIOS, f'{replay.SCENARIOS} {RECHECK.scenarios}'))
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay))
+	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
+	req = cli.parse_args(['replay', 'mlock-recheck', '--kernel',
+			      str(kernel_tree), '--cache', str(tmp_path / 'c'),
+			      '--no-install'])
+	with pytest.raises(replay.ReplayError) as e:
+		cli.execute(req)
+	assert str(e.value) == (
+		'replay mlock-recheck: the overlay for this kernel has no revert '
+		'of pte-recheck (kernel/reverts of 7.3 has)')
+	assert not list((tmp_path / 'c').rglob('vmlinux'))

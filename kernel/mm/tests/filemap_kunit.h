@@ -2928,13 +2928,12 @@ static void filemap_test_recheck_caller(struct kunit *test)
  */
 struct filemap_test_race {
 	struct mm_struct *mm;
-	pmd_t *pmd;
 	unsigned long addr;
 	/* Only hold the PT lock, leaving the PTE as it is (none, say). */
 	bool lock_only;
 	struct completion cleared, restored;
-	/* The updater found no page table. */
-	bool no_pte;
+	/* Where the updater found the page table; NULL: none. */
+	pmd_t *pmd;
 	/* The fault returned without waiting for the PT lock. */
 	bool fault_returned;
 	/* The fault waited for the PT lock. */
@@ -2946,20 +2945,20 @@ static int filemap_test_race_pte_update(void *data)
 	struct filemap_test_race *r = data;
 	/* The PT lock of the PTE page. */
 	spinlock_t *ptl;
-	pmd_t pmdval;
-	pte_t *ptep, pte;
+	pte_t *ptep = NULL, pte;
 
 	/* As NUMA hinting does, under the mmap lock for read. */
 	mmap_read_lock(r->mm);
-	ptep = pte_offset_map_rw_nolock(r->mm, r->pmd, r->addr, &pmdval, &ptl);
+	r->pmd = mm_find_pmd(r->mm, r->addr);
+	if (r->pmd)
+		ptep = pte_offset_map_lock(r->mm, r->pmd, r->addr, &ptl);
 	if (!ptep) {
+		r->pmd = NULL;
 		mmap_read_unlock(r->mm);
-		r->no_pte = true;
 		complete(&r->cleared);
 		complete(&r->restored);
 		return 0;
 	}
-	spin_lock(ptl);
 	if (!r->lock_only)
 		pte = ptep_get_and_clear(r->mm, r->addr, ptep);
 	complete(&r->cleared);
@@ -2969,17 +2968,19 @@ static int filemap_test_race_pte_update(void *data)
 	r->fault_waited = spin_is_contended(ptl);
 	if (!r->lock_only)
 		set_pte_at(r->mm, r->addr, ptep, pte);
-	spin_unlock(ptl);
-	pte_unmap(ptep);
+	pte_unmap_unlock(ptep, ptl);
 	mmap_read_unlock(r->mm);
 	complete(&r->restored);
 	return 0;
 }
 
 /*
- * Start the updater on another CPU than the fault's, and let it clear the
- * PTE of page @index (or, with race->lock_only, take its PT lock). The
- * caller has migration disabled.
+ * Start the updater on another CPU than the fault's, and wait until it
+ * holds the PT lock of page @index with its PTE cleared (with
+ * race->lock_only, as it is); race->pmd is NULL if no page table maps the
+ * page. The caller has migration disabled and holds no mmap lock (the
+ * updater takes it), and must call filemap_test_race_end() once the
+ * fault has returned.
  */
 static int filemap_test_race_start(struct filemap_test_map *map,
 				   struct filemap_test_race *race, pgoff_t index)
@@ -2989,9 +2990,6 @@ static int filemap_test_race_start(struct filemap_test_map *map,
 
 	race->mm = map->mm;
 	race->addr = filemap_test_addr(map, index);
-	race->pmd = mm_find_pmd(map->mm, race->addr);
-	if (!race->pmd)
-		return -ENOENT;
 	init_completion(&race->cleared);
 	init_completion(&race->restored);
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
@@ -3005,6 +3003,13 @@ static int filemap_test_race_start(struct filemap_test_map *map,
 	return 0;
 }
 
+/* Let the updater write the PTE back and wait until it is done. */
+static void filemap_test_race_end(struct filemap_test_race *race)
+{
+	WRITE_ONCE(race->fault_returned, true);
+	wait_for_completion(&race->restored);
+}
+
 /*
  * filemap_fault() at page 1000 while the updater holds its PTE cleared;
  * the folio it may return is released.
@@ -3016,10 +3021,10 @@ static vm_fault_t filemap_test_race_fault(struct filemap_test_map *map,
 					       FAULT_FLAG_ORIG_PTE_VALID);
 	vm_fault_t ret;
 
+	mmap_read_lock(map->mm);
 	vmf.pmd = race->pmd;
 	ret = filemap_fault(&vmf);
-	WRITE_ONCE(race->fault_returned, true);
-	wait_for_completion(&race->restored);
+	mmap_read_unlock(map->mm);
 	if (ret & VM_FAULT_LOCKED) {
 		folio_unlock(page_folio(vmf.page));
 		folio_put(page_folio(vmf.page));
@@ -3048,16 +3053,17 @@ static void filemap_test_recheck_race(struct kunit *test)
 	filemap_test_cow_then_reclaim(test, &map, true);
 	majfault = mm_kunit_vm_event(test, PGMAJFAULT);
 
-	mmap_read_lock(map.mm);
 	migrate_disable();
 	err = filemap_test_race_start(&map, &race, 1000);
-	if (!err && !race.no_pte)
-		ret = filemap_test_race_fault(&map, &race);
+	if (!err) {
+		if (race.pmd)
+			ret = filemap_test_race_fault(&map, &race);
+		filemap_test_race_end(&race);
+	}
 	migrate_enable();
-	mmap_read_unlock(map.mm);
 
 	KUNIT_ASSERT_EQ(test, 0, err);
-	KUNIT_ASSERT_FALSE(test, race.no_pte);
+	KUNIT_ASSERT_NOT_NULL(test, race.pmd);
 	/* The fault waited for the PT lock. */
 	KUNIT_EXPECT_TRUE(test, race.fault_waited);
 	KUNIT_EXPECT_EQ(test, VM_FAULT_NOPAGE, ret);

@@ -18,11 +18,12 @@
  * pages it reads, and takes read faults on its data pages in turn. Before
  * each fault the file's page cache is evicted (invalidate_mapping_pages()),
  * as memory pressure evicts the file folios that COW has left unmapped,
- * and another CPU updates the page's PTE as change_pte_range() and NUMA
- * hinting do: under the mmap lock for read and the PT lock, it clears the
- * PTE and writes it back once the fault waits for the PT lock or has
- * returned. The fault runs through the real handle_mm_fault(), retried
- * with FAULT_FLAG_TRIED if it returns VM_FAULT_RETRY.
+ * and another CPU updates the page's PTE as NUMA hinting does
+ * (change_prot_numa(), do_numa_page()): under the mmap lock for read and
+ * the PT lock, it clears the PTE and writes it back once the fault waits
+ * for the PT lock or has returned. The fault runs through the real
+ * handle_mm_fault(), retried with FAULT_FLAG_TRIED if it returns
+ * VM_FAULT_RETRY.
  *
  * A data page is either COW'ed before the replay (an anon page the update
  * clears for a moment: the fault sees a PTE that is none only for now) or
@@ -30,7 +31,10 @@
  * and what it costs in PT lock waits is counted; the replay unmaps the
  * page, and the data pages fault-around mapped with it, after its fault).
  * Every other page of the VMA is COW'ed, so that the page table of a data
- * page exists even when its PTE is none.
+ * page exists even when its PTE is none. An mlocked VMA has VM_LOCKED set
+ * and counted in locked_vm, as mlock() does, but its COW'ed folios are not
+ * mlocked: the fault path reads the flag only. The replay holds a
+ * reference on each COW'ed page, so that compaction does not move it.
  *
  * The suites report, per scenario, the faults, the major faults (the
  * task's maj_flt), the pages read and the faults that waited for the PT
@@ -42,6 +46,8 @@
  */
 
 #ifdef CONFIG_MM_FILEMAP_RECHECK_REPLAY_KUNIT_TEST
+
+#include <linux/delay.h>
 
 enum filemap_recheck_replay_scale {
 	RR_SMALL,
@@ -61,14 +67,13 @@ struct filemap_recheck_replay_scenario {
 	unsigned int ra_pages;
 	/*
 	 * Bounds the kernel does not check (the harness does, for the
-	 * build with the recheck): counts exact (want_), at least (min_)
-	 * or at most (max_), as far as the row gives them, and whether the
-	 * build without the recheck must fail them.
+	 * build with the recheck): counts exact (want_) or at most (max_),
+	 * as far as the row gives them, and whether the build without the
+	 * recheck must fail them.
 	 */
 	unsigned long want_major_faults;
 	unsigned long want_ptl_waits;
 	unsigned long want_pages_read;
-	unsigned long min_pages_read;
 	unsigned long max_pages_read;
 	bool reverted_fails;
 };
@@ -125,19 +130,54 @@ static pgoff_t filemap_recheck_replay_page(const struct filemap_test_map *map,
 	return 2 * i + 1 + ((map->vma->vm_start >> PAGE_SHIFT) & 1);
 }
 
-/* A write fault at page @index: an anon copy of the file's page. */
-static void filemap_recheck_replay_cow(struct kunit *test,
-				       struct filemap_test_map *map,
-				       pgoff_t index)
-{
-	vm_fault_t ret = filemap_test_handle_fault(map, index, FAULT_FLAG_WRITE);
+/*
+ * The anon pages the replay COWed, each held by a reference, as
+ * get_user_pages() holds them: compaction and khugepaged leave a page
+ * with an extra reference where it is, so that a fault of the replay
+ * finds the same page, and the counts do not depend on when they run.
+ */
+struct filemap_recheck_replay_pins {
+	unsigned long nr;
+	struct page *pages[];
+};
 
-	KUNIT_ASSERT_FALSE(test, ret & VM_FAULT_ERROR);
+static void filemap_recheck_replay_unpin(void *data)
+{
+	struct filemap_recheck_replay_pins *pins = data;
+
+	while (pins->nr)
+		put_page(pins->pages[--pins->nr]);
 }
 
 /*
- * Unmap the @i-th data page and those fault-around may have mapped with
- * it (within a fault-around window of it), as MADV_DONTNEED does.
+ * A write fault at page @index: an anon copy of the file's page, which
+ * @pins holds.
+ */
+static void filemap_recheck_replay_cow(struct kunit *test,
+				       struct filemap_test_map *map,
+				       pgoff_t index,
+				       struct filemap_recheck_replay_pins *pins)
+{
+	vm_fault_t ret = filemap_test_handle_fault(map, index, FAULT_FLAG_WRITE);
+	struct page *page = NULL;
+	long nr;
+
+	KUNIT_ASSERT_FALSE(test, ret & VM_FAULT_ERROR);
+	mmap_read_lock(map->mm);
+	nr = get_user_pages_remote(map->mm, filemap_test_addr(map, index), 1,
+				   0, &page, NULL);
+	mmap_read_unlock(map->mm);
+	if (nr == 1)
+		pins->pages[pins->nr++] = page;
+	KUNIT_ASSERT_EQ(test, 1, nr);
+	KUNIT_ASSERT_TRUE(test, PageAnon(page));
+}
+
+/*
+ * Unmap the @i-th data page and those the fault-around of its retry may
+ * have mapped with it (within a fault-around window of it), with
+ * zap_vma_range() under the mmap lock for read, as MADV_DONTNEED_LOCKED
+ * does.
  */
 static void filemap_recheck_replay_unmap(const struct filemap_recheck_replay_scenario *sc,
 					 struct filemap_test_map *map,
@@ -172,24 +212,49 @@ static bool filemap_recheck_replay_fault(struct kunit *test,
 	int err;
 
 	migrate_disable();
-	mmap_read_lock(map->mm);
 	err = filemap_test_race_start(map, &race, index);
-	mmap_read_unlock(map->mm);
-	if (!err && !race.no_pte) {
-		ret = filemap_test_handle_fault(map, index, flags);
-		WRITE_ONCE(race.fault_returned, true);
-		wait_for_completion(&race.restored);
+	if (!err) {
+		if (race.pmd)
+			ret = filemap_test_handle_fault(map, index, flags);
+		filemap_test_race_end(&race);
 	}
 	migrate_enable();
 	KUNIT_ASSERT_EQ(test, 0, err);
-	KUNIT_ASSERT_FALSE_MSG(test, race.no_pte, "%s: no page table at page %lu",
-			       sc->desc, index);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, race.pmd, "%s: no page table at page %lu",
+				  sc->desc, index);
 	if (ret & VM_FAULT_RETRY)
 		ret = filemap_test_handle_fault(map, index, flags | FAULT_FLAG_TRIED);
 	KUNIT_ASSERT_FALSE_MSG(test, ret & (VM_FAULT_ERROR | VM_FAULT_RETRY),
 			       "%s: fault at page %lu returned %#x", sc->desc,
 			       index, ret);
 	return race.fault_waited;
+}
+
+/*
+ * Evict the file's page cache, as memory pressure does; returns the pages
+ * left. A folio compaction holds for the moment (locked, or isolated with
+ * a reference) is skipped: drain the LRU batches and try again, a few
+ * times.
+ */
+static unsigned long filemap_recheck_replay_evict(struct address_space *mapping)
+{
+	int tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		/* A folio in a per-CPU LRU batch holds a reference of the batch. */
+		lru_add_drain_all();
+		invalidate_mapping_pages(mapping, 0, -1);
+		if (!mapping->nrpages)
+			break;
+		usleep_range(1000, 2000);
+	}
+	return mapping->nrpages;
+}
+
+/* Whether @pte maps a page, or did until migration took it to move it. */
+static bool filemap_recheck_replay_mapped(pte_t pte)
+{
+	return pte_present(pte) || softleaf_is_migration(softleaf_from_pte(pte));
 }
 
 /* Replay the scenario once, on a new file in a new mapping. */
@@ -199,6 +264,7 @@ filemap_recheck_replay_once(struct kunit *test,
 {
 	struct filemap_recheck_replay_counts c = { };
 	struct filemap_test_file *ft = filemap_test_create(test, sc->ra_pages);
+	struct filemap_recheck_replay_pins *pins;
 	struct address_space *mapping = ft->file->f_mapping;
 	unsigned long maj_flt, i;
 	struct filemap_test_map map;
@@ -208,25 +274,31 @@ filemap_recheck_replay_once(struct kunit *test,
 	KUNIT_ASSERT_LE(test, 2 * sc->pages + 2, FILEMAP_TEST_FILE_PAGES);
 	map = filemap_test_mmap_at(test, ft, 0, 0, 2 * sc->pages + 2,
 				   PROT_READ | PROT_WRITE);
+	pins = kunit_kzalloc(test, struct_size(pins, pages, 2 * sc->pages + 2),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pins);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test,
+						  filemap_recheck_replay_unpin,
+						  pins));
 	for (i = 0, index = 0; index < 2 * sc->pages + 2; index++) {
 		bool data = i < sc->pages &&
 			    index == filemap_recheck_replay_page(&map, i);
 
 		i += data;
 		if (!data || sc->cow)
-			filemap_recheck_replay_cow(test, &map, index);
+			filemap_recheck_replay_cow(test, &map, index, pins);
 	}
 	if (sc->vm_locked)
 		filemap_test_vma_flags(&map, VM_LOCKED);
 	filemap_test_forget_reads(ft);
+	/* The COW faults above counted misses: the replay starts from none. */
+	filemap_test_set_mmap_miss(ft, 0);
 	maj_flt = current->maj_flt;
 
 	for (i = 0; i < sc->faults; i++) {
 		index = filemap_recheck_replay_page(&map, i % sc->pages);
-		/* A folio in a per-CPU LRU batch holds a reference of the batch. */
-		lru_add_drain_all();
-		invalidate_mapping_pages(mapping, 0, -1);
-		KUNIT_ASSERT_EQ_MSG(test, 0UL, mapping->nrpages,
+		KUNIT_ASSERT_EQ_MSG(test, 0UL, filemap_recheck_replay_evict(mapping),
 				    "%s: fault %lu: the page cache not evicted",
 				    sc->desc, i);
 		before = __pte(0);
@@ -237,7 +309,7 @@ filemap_recheck_replay_once(struct kunit *test,
 		c.faults++;
 
 		KUNIT_ASSERT_TRUE_MSG(test, filemap_test_read_pte(&map, index, &after) &&
-				      pte_present(after),
+				      filemap_recheck_replay_mapped(after),
 				      "%s: fault %lu: page %lu not mapped after its fault",
 				      sc->desc, i, index);
 		if (sc->cow)
