@@ -22,8 +22,9 @@ touched), with the dependencies already installed:
              options), against bare kunit.py run doing the same edit in a
              build directory of its own; and a re-run with nothing changed
              against the kernel's own run
-  replay     ./run_kunit.sh replay: the replay table on four builds, then
-             replay --scale seed: a 20 GiB file, an 8 GiB guest (with --replay)
+  replay     (with --replay) each replay of ./run_kunit.sh replay, at small
+             scale and then at the seed's (mmap-miss: a 20 GiB file, an
+             8 GiB guest)
   mutants    the whole mutant matrix (with --mutants), then again with the
              ccache the first matrix filled (two trees, the default on two
              or more CPUs), then again in one tree (--workers 1)
@@ -43,6 +44,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
+
+from mmkunit.replay import REPLAYS
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -215,13 +218,13 @@ def main() -> int:
 		if args.loop:
 			loop_rows = edit_loop(work, overlay, env, args.arch)
 		if args.replay:
-			figures['replay: the table on four builds'] = timed(
-				'replay', [str(REPO / 'run_kunit.sh'), 'replay', '-q',
-					   f'--arch={args.arch}'], env)
-			figures['replay --scale seed: four builds'] = timed(
-				'replay-seed', [str(REPO / 'run_kunit.sh'), 'replay',
-						'-q', '--scale', 'seed',
-						f'--arch={args.arch}'], env)
+			for name in REPLAYS:
+				for scale in ('small', 'seed'):
+					figures[f'replay {name} --scale {scale}'] = timed(
+						f'replay-{name}-{scale}',
+						[str(REPO / 'run_kunit.sh'), 'replay', name,
+						 '-q', '--scale', scale,
+						 f'--arch={args.arch}'], env)
 		if args.mutants:
 			matrix = [str(REPO / 'run_kunit.sh'), 'mutants', '-q',
 				  f'--arch={args.arch}']
