@@ -163,16 +163,24 @@ class ReplayError(Exception):
 	"""A diagnostic line or a scenario the harness cannot read."""
 
 
-def scenarios(text: str) -> List[Scenario]:
-	"""The rows of the scenario table (filemap_replay_scenarios.h)."""
-	out: List[Scenario] = []
+def _rows(text: str) -> List[Tuple[str, Dict[str, str]]]:
+	"""Each row of a scenario table (a struct's initialisers, one field
+	a line): its description and its fields, as written."""
 	rows = list(_ROW.finditer(text))
 	if len(rows) != len(re.findall(r'^\{$', text, re.M)):
 		raise ReplayError('a scenario is not written one field a line '
 				  '(a tab, .field = value,)')
+	out = []
 	for m in rows:
 		fields = dict(_FIELD.findall(m.group('fields')))
-		name = fields.get('desc', '').strip('"')
+		out.append((fields.get('desc', '').strip('"'), fields))
+	return out
+
+
+def scenarios(text: str) -> List[Scenario]:
+	"""The rows of the scenario table (filemap_replay_scenarios.h)."""
+	out: List[Scenario] = []
+	for name, fields in _rows(text):
 		bounds = [b for b in (Expect.SAVES, Expect.SAME)
 			  if b.value in fields]
 		try:
@@ -360,16 +368,10 @@ class Case:
 
 def cases(text: str, metrics: Sequence[str]) -> List[Case]:
 	"""The rows of a table of counts (a struct's initialisers, one field
-	a line, as scenarios() reads them) with their bounds, each on one of
+	a line, as _rows() reads them) with their bounds, each on one of
 	metrics."""
 	out: List[Case] = []
-	rows = list(_ROW.finditer(text))
-	if len(rows) != len(re.findall(r'^\{$', text, re.M)):
-		raise ReplayError('a scenario is not written one field a line '
-				  '(a tab, .field = value,)')
-	for m in rows:
-		fields = dict(_FIELD.findall(m.group('fields')))
-		name = fields.get('desc', '').strip('"')
+	for name, fields in _rows(text):
 		try:
 			scale = _scale(fields['scale'])
 			bounds = tuple(Bound(b.group(1), b.group(2), int(v))

@@ -266,22 +266,24 @@ filemap_recheck_replay_once(struct kunit *test,
 	struct filemap_test_file *ft = filemap_test_create(test, sc->ra_pages);
 	struct filemap_recheck_replay_pins *pins;
 	struct address_space *mapping = ft->file->f_mapping;
+	/* The VMA's pages: a data page at every other page, one spare. */
+	unsigned long nr_pages = 2 * sc->pages + 2;
 	unsigned long maj_flt, i;
 	struct filemap_test_map map;
 	pte_t before, after;
 	pgoff_t index;
 
-	KUNIT_ASSERT_LE(test, 2 * sc->pages + 2, FILEMAP_TEST_FILE_PAGES);
-	map = filemap_test_mmap_at(test, ft, 0, 0, 2 * sc->pages + 2,
+	KUNIT_ASSERT_LE(test, nr_pages, FILEMAP_TEST_FILE_PAGES);
+	map = filemap_test_mmap_at(test, ft, 0, 0, nr_pages,
 				   PROT_READ | PROT_WRITE);
-	pins = kunit_kzalloc(test, struct_size(pins, pages, 2 * sc->pages + 2),
+	pins = kunit_kzalloc(test, struct_size(pins, pages, nr_pages),
 			     GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, pins);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test,
 						  filemap_recheck_replay_unpin,
 						  pins));
-	for (i = 0, index = 0; index < 2 * sc->pages + 2; index++) {
+	for (i = 0, index = 0; index < nr_pages; index++) {
 		bool data = i < sc->pages &&
 			    index == filemap_recheck_replay_page(&map, i);
 
