@@ -1737,6 +1737,23 @@ static void swap_state_test_ra_check_page(struct kunit *test,
 }
 
 /*
+ * Undo swap_state_test_ra_setup()'s percpu_ref_kill() before the swap
+ * cache of the device is emptied: swapoff empties it while the device's
+ * users are live (try_to_unuse()), and the swap cache's helpers warn
+ * about a device whose users reached zero. Wait for the kill to settle
+ * first, as swapoff does, then resurrect the reference as swapon does:
+ * the same state whether or not an RCU grace period passed in the test.
+ */
+static void swap_state_test_revive(void *data)
+{
+	struct swap_info_struct *si = data;
+
+	synchronize_rcu();
+	wait_for_completion(&si->comp);
+	percpu_ref_resurrect(&si->users);
+}
+
+/*
  * The two devices, and the VMA with the case's readahead state and the
  * span's PTEs.
  */
@@ -1758,8 +1775,12 @@ static void swap_state_test_ra_setup(struct kunit *test,
 		swap_state_test_ra_pmd_only(test, ra->vma->vm_mm);
 	for (i = 0; i < SWAP_STATE_TEST_RA_SPAN; i++)
 		swap_state_test_ra_setup_page(test, ra, i);
-	if (ra->c->second_dying)
-		percpu_ref_kill(&ra->si[1]->users);
+	if (!ra->c->second_dying)
+		return;
+	percpu_ref_kill(&ra->si[1]->users);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, swap_state_test_revive,
+						  ra->si[1]));
 }
 
 /* Whether page @i of the span is read, as the target or ahead. */
