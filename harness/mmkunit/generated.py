@@ -430,8 +430,10 @@ def _by_rebuild(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 			diff = m.diff(sources[m.path])
 			patch = ov.Patch(f'{m.id}.patch', Path(m.id), diff.encode(),
 					 (m.path,))
-			scored = None if comparers is None else _tce(
-				s, t, m, sources[m.path], patch, comparers)
+			scored = None
+			if comparers is not None:
+				_originals(s, t, [m], sources, comparers)
+				scored = _tce(s, t, m, sources[m.path], comparers)
 			if scored is None:
 				scored = _run_mutant(
 					s, t, m, patch, f'mutant {m.id}',
@@ -463,20 +465,24 @@ def _by_schema(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 			      opts, timeout, results / 'schemata')
 	out: List[Scored] = []
 	rebuilt = [m for m in mutants if m.id not in {r.mutant.id for r in scored}]
+	survivors = [r for r in scored if r.outcome == Outcome.SURVIVED]
+
+	def compared(r: Scored) -> Scored:
+		same = _tce(s, tree, r.mutant, sources[r.mutant.path], comparers)
+		if same is None:
+			return r
+		same.diff = r.diff
+		same.seconds += r.seconds
+		return same
+
 	with tree.locked():
-		for r in scored:
-			if r.outcome == Outcome.SURVIVED:
-				m = r.mutant
-				patch = ov.Patch(f'{m.id}.patch', Path(m.id),
-						 r.diff.encode(), (m.path,))
-				same = _tce(s, tree, m, sources[m.path], patch,
-					    comparers)
-				if same is not None:
-					same.diff = r.diff
-					same.seconds += r.seconds
-					r = same
-			out.append(r)
-		s.put_series(tree)
+		_originals(s, tree, [r.mutant for r in survivors], sources,
+			   comparers)
+		with concurrent.futures.ThreadPoolExecutor(
+				max(1, req.workers)) as pool:
+			now = dict(zip((r.mutant.id for r in survivors),
+				       pool.map(compared, survivors)))
+	out = [now.get(r.mutant.id, r) for r in scored]
 	return out, rebuilt
 
 
@@ -682,12 +688,14 @@ def _recheck_under(s: Session, req: MutantsRequest,
 
 
 def _tce(s: Session, t: trees.PreparedTree, m: mutagen.Mutant,
-	 source: bytes, patch: ov.Patch, comparers: Dict[Path, tce.Comparer]
+	 source: bytes, comparers: Dict[Path, tce.Comparer]
 	 ) -> Optional[Scored]:
 	"""Compiles the mutant's unit on its own: unviable or equivalent, or
 	None if it has to be built into a kernel and run. A header's mutant
 	is equivalent if the configuration leaves its line out (kconfig.py),
-	and otherwise always built and run."""
+	and otherwise always built and run. The unit's original must have
+	been compiled (_originals()); the tree is not touched, so mutants of
+	one tree may be compared side by side."""
 	build = t.build_dir(s.build_key)
 	obj = tce.object_of(m.path)
 	if obj is None:
@@ -699,15 +707,8 @@ def _tce(s: Session, t: trees.PreparedTree, m: mutagen.Mutant,
 			if config.is_file() else None
 		return None if why is None else Scored(
 			m, Outcome.EQUIVALENT, detail=f'never compiled: {why}')
-	comparer = comparers.get(build)
-	if comparer is None:
-		comparer = comparers[build] = tce.Comparer(build)
 	started = time.monotonic()
-	if not comparer.has_original(obj):
-		s.put_series(t)
-		comparer.original(obj)
-	s.put_series(t, [patch])
-	same, why = comparer.compare(obj)
+	same, why = comparers[build].compare(obj, m.apply(source), m.id)
 	seconds = time.monotonic() - started
 	if same == tce.Compiled.SAME:
 		return Scored(m, Outcome.EQUIVALENT, seconds=seconds)
@@ -716,6 +717,25 @@ def _tce(s: Session, t: trees.PreparedTree, m: mutagen.Mutant,
 		return Scored(m, Outcome.UNVIABLE, detail=first.strip(),
 			      seconds=seconds)
 	return None
+
+
+def _originals(s: Session, t: trees.PreparedTree,
+	       mutants: Sequence[mutagen.Mutant], sources: Dict[str, bytes],
+	       comparers: Dict[Path, tce.Comparer]) -> None:
+	"""Compiles, in t with the series and nothing else on it, the
+	original of each unit the mutants are in that t's comparer lacks."""
+	build = t.build_dir(s.build_key)
+	comparer = comparers.get(build)
+	if comparer is None:
+		comparer = comparers[build] = tce.Comparer(
+			build, build.with_name(f'{build.name}-tce'))
+	objs = {(o, m.path) for m in mutants
+		for o in [tce.object_of(m.path)] if o is not None}
+	lacking = sorted((o, p) for o, p in objs if not comparer.has_original(o))
+	if lacking:
+		s.put_series(t)
+	for obj, path in lacking:
+		comparer.original(obj, sources[path])
 
 
 @dataclasses.dataclass

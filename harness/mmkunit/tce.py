@@ -4,8 +4,9 @@ to the same object code as the original's cannot be told apart by any
 test, so it is neither built into a kernel nor run.
 
 The translation unit is compiled with the exact command kbuild used for it
-(its .o.cmd file), into a file of its own, and compared with the original
-after the debug information is stripped: what is left is the code, the
+(its .o.cmd file), from a copy of the mutated source outside the tree (so
+that mutants compile side by side), into a file of its own, and compared
+with the original after the debug information is stripped: what is left is the code, the
 data and their relocations. A mutant never moves a line (mutagen.py), so
 the line numbers that WARN_ON() and BUG_ON() record are the same.
 
@@ -24,8 +25,10 @@ compute such values into a local first.
 from __future__ import annotations
 
 import enum
+import hashlib
 import re
 import shlex
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -38,15 +41,21 @@ class Compiled(enum.Enum):
 	FAILED = 'does not compile'
 
 
-def compile_command(build_dir: Path, obj: str) -> str:
-	"""kbuild's command for obj (e.g. mm/filemap.o), run in build_dir."""
+def _saved(build_dir: Path, obj: str, key: str) -> str:
+	"""A line kbuild saved for obj in its .o.cmd file: the command
+	(savedcmd_) or the source (source_)."""
 	cmd_file = build_dir / Path(obj).parent / f'.{Path(obj).name}.cmd'
 	text = cmd_file.read_text() if cmd_file.is_file() else ''
-	m = re.match(r'savedcmd_\S+ := (.*)', text)
+	m = re.search(rf'^{key}_\S+ := (.*)', text, re.M)
 	if not m:
-		raise FileNotFoundError(f'{cmd_file}: no saved command (is '
+		raise FileNotFoundError(f'{cmd_file}: no saved {key} (is '
 					f'{obj} built?)')
 	return m.group(1).strip()
+
+
+def compile_command(build_dir: Path, obj: str) -> str:
+	"""kbuild's command for obj (e.g. mm/filemap.o), run in build_dir."""
+	return _saved(build_dir, obj, 'savedcmd')
 
 
 def _object_code(build_dir: Path, command: str, obj: str,
@@ -70,6 +79,37 @@ def _object_code(build_dir: Path, command: str, obj: str,
 	subprocess.run(['objcopy', f'--redefine-syms={names}', str(stripped)],
 		       check=True, capture_output=True)
 	return stripped.read_bytes(), ''
+
+
+def _from_copy(build_dir: Path, obj: str, text: bytes,
+	       root: Path) -> Tuple[Optional[bytes], str]:
+	"""obj's unit compiled from text, a copy of its source written under
+	root at the source's place in the tree, not from the tree: compiles
+	of one unit may then run side by side, and the tree is never
+	touched. The copy reads what the source reads: quoted includes are
+	looked for beside the source (-iquote) before the include path, as
+	for the source itself, and __FILE__ is the source's (the prefix map
+	kbuild gives the tree, given the copy's root)."""
+	command = compile_command(build_dir, obj)
+	source = _saved(build_dir, obj, 'source')
+	copy = root / _relative(source, obj)
+	copy.parent.mkdir(parents=True, exist_ok=True)
+	copy.write_bytes(text)
+	flags = (f'-iquote {shlex.quote(str(Path(source).parent))} '
+		 f'-fmacro-prefix-map={shlex.quote(str(root))}/=')
+	cmd, n = re.subn(rf'(?<=\s){re.escape(source)}(?=\s|$)',
+			 lambda _: f'{flags} {shlex.quote(str(copy))}', command)
+	if n != 1:
+		raise RuntimeError(f'{obj}: {source} not once in its command')
+	return _object_code(build_dir, cmd, obj, root / 'unit.o')
+
+
+def _relative(source: str, obj: str) -> str:
+	"""The source's path in its tree: obj's, as a .c file."""
+	rel = str(Path(obj).with_suffix('.c'))
+	if source != rel and not source.endswith('/' + rel):
+		raise RuntimeError(f'{obj}: its source is {source}')
+	return rel
 
 
 def _local_names(obj: Path) -> List[str]:
@@ -106,36 +146,60 @@ def compiles(build_dir: Path, obj: str) -> Tuple[bool, str]:
 
 class Comparer:
 	"""Compiles translation units of one build directory and compares
-	them with their original, which is compiled once per unit."""
+	them with their original, which is compiled once per unit. compare()
+	compiles from a copy (_from_copy()): several threads may call it at
+	once, while the tree stays as it is. Each copy is written under
+	scratch at a path its key names, the same in every run, so that
+	ccache finds a unit compiled before (its hash covers the path); a
+	temporary directory if scratch is None."""
 
-	def __init__(self, build_dir: Path) -> None:
+	def __init__(self, build_dir: Path,
+		     scratch: Optional[Path] = None) -> None:
 		self.build_dir = build_dir
 		self._original: Dict[str, bytes] = {}
 		self._tmp = tempfile.TemporaryDirectory(prefix='mm-kunit-tce-')
+		self._scratch = scratch or Path(self._tmp.name)
 
 	def has_original(self, obj: str) -> bool:
 		return obj in self._original
 
-	def original(self, obj: str) -> None:
-		"""Compiles obj from the tree as it is now: the original."""
+	def original(self, obj: str, text: bytes) -> None:
+		"""Compiles obj from the tree as it is now, the original, whose
+		source is text: compiled from a copy of it, the object must be
+		the same, or the copies would tell nothing."""
 		code, why = _object_code(self.build_dir,
 					 compile_command(self.build_dir, obj), obj,
 					 Path(self._tmp.name) / 'orig.o')
 		if code is None:
 			raise RuntimeError(f'{obj} does not compile unmutated: {why}')
+		copied, why = self._compile(obj, text, 'original')
+		if copied != code:
+			raise RuntimeError(
+				f'{obj}: compiled from a copy of its source, its object '
+				f'is not the one the tree gives {why}')
 		self._original[obj] = code
 
-	def compare(self, obj: str) -> Tuple[Compiled, str]:
-		"""Compiles obj from the tree as it is now (a mutant applied)."""
+	def compare(self, obj: str, text: bytes,
+		    key: str) -> Tuple[Compiled, str]:
+		"""Compiles obj's unit from text, its source mutated; key names
+		the mutant, one key a thread at a time."""
 		if obj not in self._original:
 			raise KeyError(f'{obj}: no original compiled')
-		code, why = _object_code(self.build_dir,
-					 compile_command(self.build_dir, obj), obj,
-					 Path(self._tmp.name) / 'mutant.o')
+		code, why = self._compile(obj, text, key)
 		if code is None:
 			return Compiled.FAILED, why
 		return (Compiled.SAME if code == self._original[obj]
 			else Compiled.DIFFERENT), ''
+
+	def _compile(self, obj: str, text: bytes,
+		     key: str) -> Tuple[Optional[bytes], str]:
+		root = self._scratch / hashlib.sha1(
+			f'{obj} {key}'.encode()).hexdigest()[:16]
+		shutil.rmtree(root, ignore_errors=True)
+		try:
+			return _from_copy(self.build_dir, obj, text, root)
+		finally:
+			shutil.rmtree(root, ignore_errors=True)
 
 	def close(self) -> None:
 		self._tmp.cleanup()

@@ -41,18 +41,57 @@ def test_tce_tells_same_code_from_different(tmp_path: Path) -> None:
 	c.write_text('int f(int a)\n{\n\treturn a < 3 ? 1 : 0;\n}\n')
 	(build / '.x.o.cmd').write_text(
 		f'savedcmd_mm/x.o := gcc -Wp,-MMD,mm/.x.o.d -O2 -g -c -o mm/x.o {c}\n'
-		'\nsource_mm/x.o := x\n')
+		f'\nsource_mm/x.o := {c}\n')
 	comparer = tce.Comparer(tmp_path / 'build')
-	comparer.original('mm/x.o')
-	c.write_text('int f(int a)\n{\n\treturn a <= 2 ? 1 : 0;\n}\n')
-	assert comparer.compare('mm/x.o')[0] == tce.Compiled.SAME
-	c.write_text('int f(int a)\n{\n\treturn a <= 3 ? 1 : 0;\n}\n')
-	assert comparer.compare('mm/x.o')[0] == tce.Compiled.DIFFERENT
-	c.write_text('int f(int a)\n{\n\treturn a <= ;\n}\n')
-	same, why = comparer.compare('mm/x.o')
-	assert same == tce.Compiled.FAILED and 'error' in why
+	comparer.original('mm/x.o', c.read_bytes())
+
+	def compare(text: str) -> tce.Compiled:
+		same, why = comparer.compare('mm/x.o', text.encode(), text)
+		assert ('error' in why) == (same == tce.Compiled.FAILED)
+		return same
+
+	assert compare('int f(int a)\n{\n\treturn a <= 2 ? 1 : 0;\n}\n') == \
+		tce.Compiled.SAME
+	assert compare('int f(int a)\n{\n\treturn a <= 3 ? 1 : 0;\n}\n') == \
+		tce.Compiled.DIFFERENT
+	assert compare('int f(int a)\n{\n\treturn a <= ;\n}\n') == \
+		tce.Compiled.FAILED
 	assert not (build / 'x.o').exists()
 	comparer.close()
+
+
+@pytest.mark.skipif(not shutil.which('gcc') or not shutil.which('objcopy'),
+		    reason='needs gcc and binutils')
+def test_tce_compiles_a_copy_as_the_tree_would(tmp_path: Path) -> None:
+	"""The copy a mutant is compiled from finds the headers beside the
+	source first, and keeps the source's __FILE__; the tree is left as
+	it is, and an original that only compiles in the tree is refused."""
+	src = tmp_path / 'src'
+	(src / 'mm').mkdir(parents=True)
+	(src / 'include').mkdir()
+	build = tmp_path / 'build/mm'
+	build.mkdir(parents=True)
+	(src / 'mm/internal.h').write_text('#define K 3\n')
+	(src / 'include/internal.h').write_text('#define K 4\n')
+	c = src / 'mm/x.c'
+	c.write_text('#include "internal.h"\n'
+		     'const char *f(int *a) { *a = K; return __FILE__; }\n')
+	(build / '.x.o.cmd').write_text(
+		f'savedcmd_mm/x.o := gcc -Wp,-MMD,mm/.x.o.d -I{src}/include '
+		f'-fmacro-prefix-map={src}/= -O2 -c -o mm/x.o {c}\n'
+		f'\nsource_mm/x.o := {c}\n')
+	comparer = tce.Comparer(tmp_path / 'build')
+	comparer.original('mm/x.o', c.read_bytes())
+	assert comparer.compare('mm/x.o', c.read_bytes().replace(
+		b'__FILE__', b'"mm/x.c"'), 'file')[0] == tce.Compiled.SAME
+	assert comparer.compare('mm/x.o', c.read_bytes().replace(
+		b'= K', b'= 4'), 'k')[0] == tce.Compiled.DIFFERENT
+	assert c.read_bytes().startswith(b'#include')
+	other = tce.Comparer(tmp_path / 'build')
+	with pytest.raises(RuntimeError, match='from a copy'):
+		other.original('mm/x.o', b'int g;\n')
+	comparer.close()
+	other.close()
 
 
 @pytest.mark.skipif(not shutil.which('gcc') or not shutil.which('readelf'),
@@ -72,12 +111,14 @@ def test_tce_ignores_counters_in_local_names(tmp_path: Path) -> None:
 		'%s'
 		'DEFINE(__COUNTER__, %s)\n')
 	(build / '.x.o.cmd').write_text(
-		f'savedcmd_mm/x.o := gcc -Wp,-MMD,mm/.x.o.d -O2 -g -c -o mm/x.o {c}\n')
+		f'savedcmd_mm/x.o := gcc -Wp,-MMD,mm/.x.o.d -O2 -g -c -o mm/x.o {c}\n'
+		f'source_mm/x.o := {c}\n')
 	comparer = tce.Comparer(tmp_path / 'build')
 	c.write_text(unit % ('', 'f'))
-	comparer.original('mm/x.o')
-	c.write_text(unit % ('enum { SKIPPED = __COUNTER__ };\n', 'f'))
-	assert comparer.compare('mm/x.o')[0] == tce.Compiled.SAME
-	c.write_text(unit % ('', 'g'))
-	assert comparer.compare('mm/x.o')[0] == tce.Compiled.DIFFERENT
+	comparer.original('mm/x.o', c.read_bytes())
+	assert comparer.compare('mm/x.o', (unit % (
+		'enum { SKIPPED = __COUNTER__ };\n', 'f')).encode(), 'counter'
+	)[0] == tce.Compiled.SAME
+	assert comparer.compare('mm/x.o', (unit % ('', 'g')).encode(), 'g'
+				)[0] == tce.Compiled.DIFFERENT
 	comparer.close()
