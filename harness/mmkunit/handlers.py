@@ -149,11 +149,14 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 				src, on('um', config), mutants=limited)
 	if overlay.before_fix_trees():
 		steps['replay um'] = ReplayRequest(src, on('um'))
-	# The other changes' replays, where the kernel's overlay reverts them.
+	# The other changes' replays, where the kernel's series carries them
+	# and its overlay reverts their changes (none for a replay of two
+	# algorithms both in the tree).
 	reverted = {f for t in overlay.before_fix_trees() if t.revert
 		    for f in t.lacking}
 	for rp in replay.REPLAYS.values():
-		if rp.name != replay.MMAP_MISS and rp.fixes <= reverted:
+		if rp.name != replay.MMAP_MISS and rp.fixes <= reverted and \
+		   rp.scenarios in overlay.contents:
 			steps[f'replay um {rp.name}'] = ReplayRequest(
 				src, on('um'), replay=rp.name)
 	steps.update({

@@ -111,6 +111,9 @@ class Replay:
 
 
 MMAP_MISS = 'mmap-miss'
+SWAP_RA_METRICS = ('faults', 'major_faults', 'swap_ra', 'swap_ra_hit',
+		   'hit_permille', 'seq_major_faults', 'seq_ra', 'seq_ra_hit',
+		   'rand_major_faults', 'rand_ra', 'rand_ra_hit', 'evicted')
 REPLAYS: Dict[str, Replay] = {r.name: r for r in (
 	Replay(MMAP_MISS, 'the mmap_miss change', SUITES, KCONFIG, SCENARIOS,
 	       METRICS, COLUMNS, (GIB_READ, 'major_faults'),
@@ -126,6 +129,13 @@ REPLAYS: Dict[str, Replay] = {r.name: r for r in (
 	       ('faults', 'major_faults', 'pages_read', 'ptl_waits'),
 	       ('major_faults', 'ptl_waits'), frozenset({'pte-recheck'}),
 	       smp=True),
+	# Both algorithms are in the tree: one build, no revert.
+	Replay('swap-ra', 'VMA-based swap readahead',
+	       {Scale.SMALL: 'mm_swap_ra_replay'},
+	       'CONFIG_MM_SWAP_RA_REPLAY_KUNIT_TEST=y',
+	       'mm/tests/swap_ra_replay_scenarios.h',
+	       SWAP_RA_METRICS, SWAP_RA_METRICS,
+	       ('hit_permille', 'major_faults'), frozenset()),
 )}
 
 class Expect(enum.Enum):
@@ -576,6 +586,9 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	"""The suite of one scale of a replay on each build, in req.workers
 	trees at once; the table, the CSV, the plot and the bounds."""
 	rp = REPLAYS[req.replay]
+	if req.scale not in rp.suites:
+		raise ReplayError(f'replay {rp.name} has no {req.scale.value} '
+				  'scale')
 	s.ensure_deps(deps.REPLAY)
 	if req.scale is Scale.SEED and not rp.smp and not s.build.config and \
 	   s.config_file(f'{s.build.arch}-{ONE_CPU}.config').is_file() and \
@@ -592,8 +605,12 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 		names = [c.name for c in counted]
 	if not names:
 		raise ReplayError(f'{rp.scenarios}: no {req.scale.value} scenario')
+	if not rp.fixes and any(c.reverted_fails for c in counted):
+		raise ReplayError(f'{rp.scenarios}: a row has reverted_fails, '
+				  f'but replay {rp.name} has no build without '
+				  'its change')
 	labels = builds(s.overlay, rp.fixes)
-	if not rp.port_patches and not labels[0].revert:
+	if rp.fixes and not rp.port_patches and not labels[0].revert:
 		raise ReplayError(
 			f'replay {rp.name}: the overlay for this kernel has no '
 			f'revert of {", ".join(sorted(rp.fixes))} (kernel/reverts '
@@ -677,7 +694,7 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 		vs = verdicts(rows, table_rows, labels[0].label)
 		print(summary(vs, labels[-1].label))
 		wrong = wrong_bounds(vs, labels[-1].label)
-	elif len(labels) > 1 and not failed:
+	elif not rp.relative and not failed:
 		cvs = count_verdicts(rows, counted, labels[-1].label)
 		print(count_summary(cvs))
 		wrong = [str(v) for v in cvs if not v.right]

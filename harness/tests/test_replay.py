@@ -501,3 +501,60 @@ def test_a_replay_without_its_revert_stops_with_one_line(
 		'replay mlock-recheck: the overlay for this kernel has no revert '
 		'of pte-recheck (kernel/reverts of 7.3 has)')
 	assert not list((tmp_path / 'c').rglob('vmlinux'))
+
+
+# The swap-ra replay's small scale on UML: one build, both algorithms.
+SWAP_RA_RUN = FIXTURES / 'kunit/swap-ra-replay-um'
+SWAP_RA = replay.REPLAYS['swap-ra']
+
+
+def test_a_replay_of_both_algorithms_in_the_tree_builds_the_series() -> None:
+	"""Cluster and VMA readahead are both in 7.3: no revert, one build,
+	which must give every row's counts."""
+	o = ov.Overlay.load(REPO / 'kernel')
+	assert [(b.label, b.lacking) for b in replay.builds(
+		o, SWAP_RA.fixes)] == [('series', ())]
+	cases = replay.cases((REPO / 'kernel' / SWAP_RA.scenarios).read_text(),
+			     SWAP_RA.metrics)
+	assert cases and not any(c.reverted_fails for c in cases)
+	rows = replay.parse('series', (SWAP_RA_RUN / 'series.ktap').read_text(),
+			    SWAP_RA.metrics)
+	vs = replay.count_verdicts(rows, cases, 'series')
+	assert len(vs) == 6 and all(v.right for v in vs)
+	# A count one off a row's is wrong.
+	off = [dataclasses.replace(rows[0], values=(rows[0].values[0],
+						    rows[0].values[1] + 1,
+						    *rows[0].values[2:]))]
+	vs = replay.count_verdicts(off + rows[1:], cases, 'series')
+	assert [str(b) for v in vs if not v.right for b in v.broken] == [
+		'major_faults = 32']
+
+
+@pytest.mark.parametrize('argv,error', [
+	(['--scale', 'seed'], 'replay swap-ra has no seed scale'),
+	([], 'swap_ra_replay_scenarios.h: a row has reverted_fails, but '
+	     'replay swap-ra has no build without its change'),
+])
+def test_a_replay_without_a_revert_refuses_what_needs_one(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
+		monkeypatch: pytest.MonkeyPatch, argv: List[str],
+		error: str) -> None:
+	"""A scale the replay has not, and a row that wants a build without
+	the change, are said before any build."""
+	from mmkunit import cli, deps
+	overlay = replay_overlay(overlay_dir)
+	(overlay / SWAP_RA.scenarios).write_text(
+		(REPO / 'kernel' / SWAP_RA.scenarios).read_text().replace(
+			'.reverted_fails = false', '.reverted_fails = true', 1))
+	series = overlay / 'patches/series'
+	series.write_text(series.read_text().replace(
+		replay.SCENARIOS, f'{replay.SCENARIOS} {SWAP_RA.scenarios}'))
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay))
+	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
+	req = cli.parse_args(['replay', 'swap-ra', *argv, '--kernel',
+			      str(kernel_tree), '--cache', str(tmp_path / 'c'),
+			      '--no-install'])
+	with pytest.raises(replay.ReplayError) as e:
+		cli.execute(req)
+	assert str(e.value).endswith(error)
+	assert not list((tmp_path / 'c').rglob('vmlinux'))

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The scenarios of mm_swap_ra_replay: initialisers of struct
+ * swap_ra_replay_scenario, one field a line, included by
+ * swap_ra_replay_kunit.h.
+ *
+ * Each row is replayed once with cluster readahead and once with VMA
+ * readahead, page_cluster 3 (a window of at most 8 pages either way).
+ * A sequential swapper's page i is in slot i + 1 (alone) or 2i + 1
+ * (beside a random swapper, whose page j is in slot 2j + 2: the two
+ * swapped out interleaved, a page each); the device has one slot more
+ * than the pages (slot 0 stands for the header). Cluster readahead
+ * starts with the 4 hits a booted kernel has, and a window that earlier
+ * swap-ins without hits have shrunk to 1; a new VMA has the same 4 hits.
+ * Every page is faulted once. The swap cache holds at most .cache of
+ * the pages the replay read (a FIFO in read order; an unhit readahead
+ * page that leaves it is evicted).
+ *
+ * The bounds, from the window rules of swapin_nr_pages() and
+ * swap_vma_ra_win() (hits + 2 rounded up to a power of two, at least
+ * 4, at most 8; without hits, 2 if the fault is next to the last one,
+ * else 1, but never less than half the last window) and the layout:
+ *
+ *  - one sequential swapper, 254 pages in slots 1-254. Cluster: a hit
+ *    every page read ahead, so every window is 8, aligned: slots 1-7
+ *    (slot 0 is skipped), then 31 blocks of 8 up to 248-254 (the device
+ *    ends at 255): 32 major faults, 6 + 30 * 7 + 6 = 222 pages read
+ *    ahead, all hit. VMA: the first fault, with no fault before it,
+ *    centres its window of 8 on page 0, clipped to the VMA: pages 0-4,
+ *    4 read ahead; every later major fault follows the last hit and
+ *    reads pages 5 + 8k to 12 + 8k forward; the last, at 253, is clipped
+ *    to itself: 33 major faults, 4 + 31 * 7 = 221 read ahead, all hit.
+ *  - a sequential swapper of 127 pages beside an idle random one of 127
+ *    (never faulted), in alternate slots: the share a cluster block
+ *    gives the faulting stream. Cluster: each block of 8 holds 4 slots
+ *    of the stream, so 3 of its 7 pages read ahead are hit (block 0,
+ *    slots 1-7: 3 of 6; the last, 248-254: 2 of 6): 32 major faults,
+ *    222 read ahead, 95 hit (427 per mille); the 127 random pages read
+ *    ahead are evicted but the 16 among the last 32 the cache holds:
+ *    111. VMA reads the stream's own VMA only, as the first row on 127
+ *    pages: 17 major faults, 4 + 15 * 7 + 1 = 110 read ahead, all hit.
+ *  - both swappers faulting, a page each in turn, in the order they were
+ *    swapped out (seq 0, rand 0, seq 1, ...), the random one's pages at
+ *    virtual page 33j mod 127 of its VMA, no two consecutive faults of
+ *    it adjacent. Cluster reads slots in the order they are faulted: as
+ *    the first row, 32 major faults and 222 pages read ahead, all hit;
+ *    the faults at slots 1 (sequential) and 8, 16, ..., 248 (random)
+ *    read them: 1 + 31 major faults, 6 + 216 read ahead. VMA: the
+ *    sequential VMA as in the second row (17, 110, 110: each of its
+ *    pages read ahead is hit before 12 newer pages are in the cache,
+ *    fewer than its 32); the random VMA reads around its first three faults,
+ *    at pages 0, 33 and 66, windows of 8 (clipped to 0-4), 4 and 2: 4 +
+ *    3 + 1 pages, then windows of 1; those 8 are next faulted at least
+ *    50 newer pages later, evicted by then: 127 major faults, 8 read
+ *    ahead, none hit, 8 evicted.
+ *
+ * No bound depends on the arch or the LRU: the same on UML and x86_64,
+ * MGLRU or not, with 4 KiB or 64 KiB pages.
+ */
+{
+	.scale = SRR_SMALL,
+	.desc = "one sequential swapper, cluster readahead",
+	.vma_ra = false,
+	.seq_pages = 254,
+	.rand_pages = 0,
+	.rand_faults = false,
+	.rand_stride = 1,
+	.cache = 32,
+	.want_faults = 254,
+	.want_major_faults = 32,
+	.want_swap_ra = 222,
+	.want_swap_ra_hit = 222,
+	.want_hit_permille = 1000,
+	.want_seq_major_faults = 32,
+	.want_seq_ra = 222,
+	.want_seq_ra_hit = 222,
+	.want_rand_major_faults = 0,
+	.want_rand_ra = 0,
+	.want_rand_ra_hit = 0,
+	.want_evicted = 0,
+	.reverted_fails = false,
+},
+{
+	.scale = SRR_SMALL,
+	.desc = "one sequential swapper, VMA readahead",
+	.vma_ra = true,
+	.seq_pages = 254,
+	.rand_pages = 0,
+	.rand_faults = false,
+	.rand_stride = 1,
+	.cache = 32,
+	.want_faults = 254,
+	.want_major_faults = 33,
+	.want_swap_ra = 221,
+	.want_swap_ra_hit = 221,
+	.want_hit_permille = 1000,
+	.want_seq_major_faults = 33,
+	.want_seq_ra = 221,
+	.want_seq_ra_hit = 221,
+	.want_rand_major_faults = 0,
+	.want_rand_ra = 0,
+	.want_rand_ra_hit = 0,
+	.want_evicted = 0,
+	.reverted_fails = false,
+},
+{
+	.scale = SRR_SMALL,
+	.desc = "beside an idle swapper, cluster readahead",
+	.vma_ra = false,
+	.seq_pages = 127,
+	.rand_pages = 127,
+	.rand_faults = false,
+	.rand_stride = 1,
+	.cache = 32,
+	.want_faults = 127,
+	.want_major_faults = 32,
+	.want_swap_ra = 222,
+	.want_swap_ra_hit = 95,
+	.want_hit_permille = 427,
+	.want_seq_major_faults = 32,
+	.want_seq_ra = 222,
+	.want_seq_ra_hit = 95,
+	.want_rand_major_faults = 0,
+	.want_rand_ra = 0,
+	.want_rand_ra_hit = 0,
+	.want_evicted = 111,
+	.reverted_fails = false,
+},
+{
+	.scale = SRR_SMALL,
+	.desc = "beside an idle swapper, VMA readahead",
+	.vma_ra = true,
+	.seq_pages = 127,
+	.rand_pages = 127,
+	.rand_faults = false,
+	.rand_stride = 1,
+	.cache = 32,
+	.want_faults = 127,
+	.want_major_faults = 17,
+	.want_swap_ra = 110,
+	.want_swap_ra_hit = 110,
+	.want_hit_permille = 1000,
+	.want_seq_major_faults = 17,
+	.want_seq_ra = 110,
+	.want_seq_ra_hit = 110,
+	.want_rand_major_faults = 0,
+	.want_rand_ra = 0,
+	.want_rand_ra_hit = 0,
+	.want_evicted = 0,
+	.reverted_fails = false,
+},
+{
+	.scale = SRR_SMALL,
+	.desc = "both in swap-out order, cluster readahead",
+	.vma_ra = false,
+	.seq_pages = 127,
+	.rand_pages = 127,
+	.rand_faults = true,
+	.rand_stride = 33,
+	.cache = 32,
+	.want_faults = 254,
+	.want_major_faults = 32,
+	.want_swap_ra = 222,
+	.want_swap_ra_hit = 222,
+	.want_hit_permille = 1000,
+	.want_seq_major_faults = 1,
+	.want_seq_ra = 6,
+	.want_seq_ra_hit = 6,
+	.want_rand_major_faults = 31,
+	.want_rand_ra = 216,
+	.want_rand_ra_hit = 216,
+	.want_evicted = 0,
+	.reverted_fails = false,
+},
+{
+	.scale = SRR_SMALL,
+	.desc = "both in swap-out order, VMA readahead",
+	.vma_ra = true,
+	.seq_pages = 127,
+	.rand_pages = 127,
+	.rand_faults = true,
+	.rand_stride = 33,
+	.cache = 32,
+	.want_faults = 254,
+	.want_major_faults = 144,
+	.want_swap_ra = 118,
+	.want_swap_ra_hit = 110,
+	.want_hit_permille = 932,
+	.want_seq_major_faults = 17,
+	.want_seq_ra = 110,
+	.want_seq_ra_hit = 110,
+	.want_rand_major_faults = 127,
+	.want_rand_ra = 8,
+	.want_rand_ra_hit = 0,
+	.want_evicted = 8,
+	.reverted_fails = false,
+},
