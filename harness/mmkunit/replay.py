@@ -10,11 +10,12 @@ scenario,
 
 with the replay's metrics. ./run_kunit.sh replay NAME runs one scale of
 them on several builds (the before-fix trees of the overlay that lack the
-replay's fixes, builds(), and the series itself), collects the lines into
-a CSV and a PNG plot, and checks the builds against the bounds: the
-mmap_miss replay's against the build that lacks every fix (verdicts()),
-the others' as counts the build with the change must give and the build
-without it must not (count_verdicts()).
+replay's fixes, builds(), and the series itself; the series alone for a
+replay of no fix, whose rows run both ways the tree has), collects the
+lines into a CSV and a PNG plot, and checks the builds against the
+bounds: the mmap_miss replay's against the build that lacks every fix
+(verdicts()), the others' as counts the build with the change must give
+and the build without it must not (count_verdicts()).
 """
 
 from __future__ import annotations
