@@ -23,8 +23,8 @@ touched), with the dependencies already installed:
              build directory of its own; and a re-run with nothing changed
              against the kernel's own run
   replay     (with --replay) each replay of ./run_kunit.sh replay, at small
-             scale and then at the seed's (mmap-miss: a 20 GiB file, an
-             8 GiB guest)
+             scale and then at the seed's where it has one (mmap-miss: a
+             20 GiB file, an 8 GiB guest)
   mutants    the whole mutant matrix (with --mutants), then again with the
              ccache the first matrix filled (two trees, the default on two
              or more CPUs), then again in one tree (--workers 1)
@@ -218,8 +218,8 @@ def main() -> int:
 		if args.loop:
 			loop_rows = edit_loop(work, overlay, env, args.arch)
 		if args.replay:
-			for name in REPLAYS:
-				for scale in ('small', 'seed'):
+			for name, rp in REPLAYS.items():
+				for scale in (sc.value for sc in rp.suites):
 					figures[f'replay {name} --scale {scale}'] = timed(
 						f'replay-{name}-{scale}',
 						[str(REPO / 'run_kunit.sh'), 'replay', name,
