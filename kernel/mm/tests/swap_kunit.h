@@ -9,6 +9,9 @@
 
 struct swap_info_struct;
 
+/* The most slots a test swap device has. */
+#define SWAP_STATE_TEST_MAX_PAGES	BIT(15)
+
 struct swap_info_struct *swap_state_test_swapon(unsigned int nr_pages);
 void swap_state_test_swapoff(struct swap_info_struct *si);
 

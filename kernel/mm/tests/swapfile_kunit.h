@@ -8,7 +8,8 @@
  * allocation to itself.
  *
  * swap_state_test_swapon() takes a free swap type, as swapon does, and
- * gives it one cluster of swap slots. Every slot is swapped out once (a
+ * gives it the clusters of swap slots its size needs (at most
+ * SWAP_STATE_TEST_MAX_PAGES slots). Every slot is swapped out once (a
  * swap count of 1, which stands for the swap PTE a test writes) and marked
  * zero-filled in its swap table entry, so swap_read_folio() serves the
  * read of a slot as a zero-filled page and submits no I/O. A test may
@@ -44,14 +45,64 @@ static const struct swap_ops swap_state_test_ops = {
 	.submit_read = swap_state_test_submit_read,
 };
 
+/*
+ * Cluster @i of a device of @nr_pages slots, its table allocated: every
+ * slot swapped out once and zero-filled, the slots past the device's end
+ * bad, as swapon marks them; full, on the device's list of full clusters.
+ */
+static void swap_state_test_fill_cluster(struct swap_info_struct *si,
+					 struct swap_cluster_info *ci,
+					 unsigned int i, unsigned int nr_pages)
+{
+	unsigned int ci_off;
+
+	spin_lock(&ci->lock);
+	for (ci_off = 0; ci_off < SWAPFILE_CLUSTER; ci_off++) {
+		if (i * SWAPFILE_CLUSTER + ci_off >= nr_pages) {
+			__swap_table_set(ci, ci_off, SWP_TB_BAD);
+			continue;
+		}
+		__swap_table_set(ci, ci_off,
+				 __swp_tb_mk_count(shadow_to_swp_tb(NULL, 0), 1));
+		__swap_table_set_zero(ci, ci_off);
+	}
+	ci->count = SWAPFILE_CLUSTER;
+	ci->flags = CLUSTER_FLAG_FULL;
+	spin_unlock(&ci->lock);
+	list_add_tail(&ci->list, &si->full_clusters);
+}
+
+/*
+ * Drop the swap counts of cluster @i of a device of @max slots; its bad
+ * slots stay counted, as free_swap_cluster_info() expects at swapoff.
+ */
+static void swap_state_test_empty_cluster(struct swap_cluster_info *ci,
+					  unsigned int i, unsigned long max)
+{
+	unsigned int ci_off;
+
+	spin_lock(&ci->lock);
+	for (ci_off = 0; ci_off < SWAPFILE_CLUSTER; ci_off++) {
+		if (i * SWAPFILE_CLUSTER + ci_off >= max)
+			break;
+		WARN_ON_ONCE(swp_tb_is_folio(__swap_table_get(ci, ci_off)));
+		if (!SWAP_TABLE_HAS_ZEROFLAG)
+			__swap_table_clear_zero(ci, ci_off);
+		__swap_table_set(ci, ci_off, null_to_swp_tb());
+		ci->count--;
+	}
+	list_del(&ci->list);
+	spin_unlock(&ci->lock);
+}
+
 struct swap_info_struct *swap_state_test_swapon(unsigned int nr_pages)
 {
+	unsigned int i, nr = DIV_ROUND_UP(nr_pages, SWAPFILE_CLUSTER);
 	struct swap_cluster_info *ci;
 	struct swap_info_struct *si;
-	unsigned int ci_off;
 	int err = -ENOMEM;
 
-	if (!nr_pages || nr_pages > SWAPFILE_CLUSTER)
+	if (!nr_pages || nr_pages > SWAP_STATE_TEST_MAX_PAGES)
 		return ERR_PTR(-EINVAL);
 
 	/* A free type, its users dead until the device is ready. */
@@ -74,36 +125,25 @@ struct swap_info_struct *swap_state_test_swapon(unsigned int nr_pages)
 		goto free_si;
 	}
 	si->ops = &swap_state_test_ops;
-	ci = kvzalloc_obj(*ci);
+	ci = kvzalloc_objs(*ci, nr);
 	if (!ci)
 		goto put_file;
-	spin_lock_init(&ci->lock);
-	if (swap_cluster_alloc_table(ci, GFP_KERNEL))
-		goto free_ci;
-
-	/* Slots past the device's end are bad, as swapon marks them. */
-	spin_lock(&ci->lock);
-	for (ci_off = 0; ci_off < SWAPFILE_CLUSTER; ci_off++) {
-		if (ci_off >= nr_pages) {
-			__swap_table_set(ci, ci_off, SWP_TB_BAD);
-			continue;
-		}
-		__swap_table_set(ci, ci_off,
-				 __swp_tb_mk_count(shadow_to_swp_tb(NULL, 0), 1));
-		__swap_table_set_zero(ci, ci_off);
+	for (i = 0; i < nr; i++)
+		spin_lock_init(&ci[i].lock);
+	for (i = 0; i < nr; i++) {
+		if (swap_cluster_alloc_table(&ci[i], GFP_KERNEL))
+			goto free_ci;
 	}
-	ci->count = SWAPFILE_CLUSTER;
-	ci->flags = CLUSTER_FLAG_FULL;
-	spin_unlock(&ci->lock);
 
 	INIT_LIST_HEAD(&si->free_clusters);
 	INIT_LIST_HEAD(&si->full_clusters);
 	INIT_LIST_HEAD(&si->discard_clusters);
-	for (ci_off = 0; ci_off < SWAP_NR_ORDERS; ci_off++) {
-		INIT_LIST_HEAD(&si->nonfull_clusters[ci_off]);
-		INIT_LIST_HEAD(&si->frag_clusters[ci_off]);
+	for (i = 0; i < SWAP_NR_ORDERS; i++) {
+		INIT_LIST_HEAD(&si->nonfull_clusters[i]);
+		INIT_LIST_HEAD(&si->frag_clusters[i]);
 	}
-	list_add_tail(&ci->list, &si->full_clusters);
+	for (i = 0; i < nr; i++)
+		swap_state_test_fill_cluster(si, &ci[i], i, nr_pages);
 	si->cluster_info = ci;
 	si->max = nr_pages;
 	si->pages = nr_pages;
@@ -116,7 +156,8 @@ struct swap_info_struct *swap_state_test_swapon(unsigned int nr_pages)
 	return si;
 
 free_ci:
-	kvfree(ci);
+	/* The tables allocated, still empty, and the clusters. */
+	free_swap_cluster_info(ci, nr * SWAPFILE_CLUSTER);
 put_file:
 	fput(si->swap_file);
 	si->swap_file = NULL;
@@ -131,7 +172,8 @@ free_si:
 void swap_state_test_swapoff(struct swap_info_struct *si)
 {
 	struct swap_cluster_info *ci = si->cluster_info;
-	unsigned int ci_off;
+	unsigned long max = si->max;
+	unsigned int i;
 
 	/* As swapoff: no new users, wait for the ones there are. */
 	if (!percpu_ref_is_dying(&si->users))
@@ -141,17 +183,8 @@ void swap_state_test_swapoff(struct swap_info_struct *si)
 	flush_work(&si->discard_work);
 	flush_work(&si->reclaim_work);
 
-	/* Drop the slots' swap counts; the bad slots stay counted. */
-	spin_lock(&ci->lock);
-	for (ci_off = 0; ci_off < si->max; ci_off++) {
-		WARN_ON_ONCE(swp_tb_is_folio(__swap_table_get(ci, ci_off)));
-		if (!SWAP_TABLE_HAS_ZEROFLAG)
-			__swap_table_clear_zero(ci, ci_off);
-		__swap_table_set(ci, ci_off, null_to_swp_tb());
-	}
-	ci->count -= si->max;
-	list_del(&ci->list);
-	spin_unlock(&ci->lock);
+	for (i = 0; i < DIV_ROUND_UP(max, SWAPFILE_CLUSTER); i++)
+		swap_state_test_empty_cluster(&ci[i], i, max);
 
 	spin_lock(&swap_lock);
 	spin_lock(&si->lock);
@@ -159,7 +192,7 @@ void swap_state_test_swapoff(struct swap_info_struct *si)
 	si->max = 0;
 	spin_unlock(&si->lock);
 	spin_unlock(&swap_lock);
-	free_swap_cluster_info(ci, SWAPFILE_CLUSTER);
+	free_swap_cluster_info(ci, max);
 	fput(si->swap_file);
 	si->swap_file = NULL;
 	si->ops = NULL;
