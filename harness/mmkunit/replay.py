@@ -132,7 +132,8 @@ REPLAYS: Dict[str, Replay] = {r.name: r for r in (
 	       smp=True),
 	# Both algorithms are in the tree: one build, no revert.
 	Replay('swap-ra', 'VMA-based swap readahead',
-	       {Scale.SMALL: 'mm_swap_ra_replay'},
+	       {Scale.SMALL: 'mm_swap_ra_replay',
+		Scale.SEED: 'mm_swap_ra_replay_seed'},
 	       'CONFIG_MM_SWAP_RA_REPLAY_KUNIT_TEST=y',
 	       'mm/tests/swap_ra_replay_scenarios.h',
 	       SWAP_RA_METRICS, SWAP_RA_METRICS,

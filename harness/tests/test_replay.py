@@ -517,6 +517,7 @@ def test_a_replay_of_both_algorithms_in_the_tree_builds_the_series() -> None:
 	cases = replay.cases((REPO / 'kernel' / SWAP_RA.scenarios).read_text(),
 			     SWAP_RA.metrics)
 	assert cases and not any(c.reverted_fails for c in cases)
+	cases = [c for c in cases if c.scale is Scale.SMALL]
 	rows = replay.parse('series', (SWAP_RA_RUN / 'series.ktap').read_text(),
 			    SWAP_RA.metrics)
 	vs = replay.count_verdicts(rows, cases, 'series')
@@ -531,16 +532,18 @@ def test_a_replay_of_both_algorithms_in_the_tree_builds_the_series() -> None:
 
 
 @pytest.mark.parametrize('argv,error', [
-	(['--scale', 'seed'], 'replay swap-ra has no seed scale'),
+	(['--scale', 'seed'], 'replay mlock-recheck has no seed scale'),
 	([], 'swap_ra_replay_scenarios.h: a row has reverted_fails, but '
 	     'replay swap-ra has no build without its change'),
 ])
-def test_a_replay_without_a_revert_refuses_what_needs_one(
+def test_a_replay_refuses_what_it_has_not(
 		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
 		monkeypatch: pytest.MonkeyPatch, argv: List[str],
 		error: str) -> None:
 	"""A scale the replay has not, and a row that wants a build without
-	the change, are said before any build."""
+	the change of a replay that has none, are said before any build."""
+	monkeypatch.setitem(replay.REPLAYS, 'mlock-recheck', dataclasses.replace(
+		RECHECK, suites={Scale.SMALL: RECHECK.suites[Scale.SMALL]}))
 	from mmkunit import cli, deps
 	overlay = replay_overlay(overlay_dir)
 	(overlay / SWAP_RA.scenarios).write_text(
@@ -551,7 +554,8 @@ def test_a_replay_without_a_revert_refuses_what_needs_one(
 		replay.SCENARIOS, f'{replay.SCENARIOS} {SWAP_RA.scenarios}'))
 	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay))
 	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
-	req = cli.parse_args(['replay', 'swap-ra', *argv, '--kernel',
+	name = 'mlock-recheck' if argv else 'swap-ra'
+	req = cli.parse_args(['replay', name, *argv, '--kernel',
 			      str(kernel_tree), '--cache', str(tmp_path / 'c'),
 			      '--no-install'])
 	with pytest.raises(replay.ReplayError) as e:
