@@ -25,6 +25,10 @@
  * the swap cache: each is faulted once. The device reads every slot as
  * a zero-filled page, without I/O.
  *
+ * Where the kernel has memory cgroups, the pages swapped in are charged
+ * to a memcg of the replay's own, named in every slot's swap cgroup
+ * record as swap-out names it; it has no limit.
+ *
  * The swap cache holds at most the row's number of the pages the replay
  * read, oldest out first: an unhit readahead page that leaves it is
  * deleted from the swap cache (as swapoff deletes a page it finds no
@@ -182,6 +186,7 @@ struct swap_ra_replay_stream {
 struct swap_ra_replay {
 	const struct swap_ra_replay_scenario *sc;
 	struct swap_info_struct *si;
+	struct mem_cgroup *memcg;	/* the replay's own, or NULL */
 	unsigned int nr_slots;
 	unsigned int nr_streams;
 	struct swap_ra_replay_stream stream[SRR_MAX_STREAMS];
@@ -257,6 +262,69 @@ static void swap_ra_replay_layout(struct swap_ra_replay *r)
 			st->slot_at[swap_ra_replay_vpage(r, st, j)] = slot++;
 		}
 	}
+}
+
+struct swap_ra_replay_records {
+	struct swap_info_struct *si;
+	unsigned int nr_slots;
+};
+
+/* Write @id into the swap cgroup record of every slot but 0 (0: clear). */
+static void swap_ra_replay_set_records(struct swap_info_struct *si,
+				       unsigned int nr_slots, unsigned short id)
+{
+	struct swap_cluster_info *ci;
+	unsigned int offset;
+
+	for (offset = 1; offset < nr_slots; offset++) {
+		ci = swap_cluster_lock(si, offset);
+		if (id)
+			__swap_cgroup_set(ci, offset % SWAPFILE_CLUSTER, 1, id);
+		else
+			__swap_cgroup_clear(ci, offset % SWAPFILE_CLUSTER, 1);
+		swap_cluster_unlock(ci);
+	}
+}
+
+static void swap_ra_replay_clear_records(void *data)
+{
+	struct swap_ra_replay_records *rec = data;
+
+	swap_ra_replay_set_records(rec->si, rec->nr_slots, 0);
+}
+
+/*
+ * @memcg's id in every slot's swap cgroup record, as a cgroup2 swap-out
+ * of its task leaves it, so that every page swapped in is charged to it
+ * (mem_cgroup_swapin_charge_folio()) and sits on its LRU lists, not on
+ * the root's. No swap is charged for the records, and none uncharged:
+ * they are cleared before the device goes (which checks that they are).
+ */
+static void swap_ra_replay_records(struct kunit *test, struct swap_ra_replay *r,
+				   struct mem_cgroup *memcg)
+{
+	struct swap_ra_replay_records *rec;
+
+	rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	rec->si = r->si;
+	rec->nr_slots = r->nr_slots;
+	swap_ra_replay_set_records(r->si, r->nr_slots,
+				   mem_cgroup_private_id(memcg));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test,
+						  swap_ra_replay_clear_records,
+						  rec));
+}
+
+/* The pages charged to @memcg, at least: NULL, none asked. */
+static unsigned long swap_ra_replay_charged(struct mem_cgroup *memcg)
+{
+#ifdef CONFIG_MEMCG
+	if (memcg)
+		return page_counter_read(&memcg->memory);
+#endif
+	return ULONG_MAX;
 }
 
 struct swap_ra_replay_ptes {
@@ -349,7 +417,15 @@ static void swap_ra_replay_setup(struct kunit *test, struct swap_ra_replay *r,
 	mm_kunit_set_knob(test, enable_vma_readahead, sc->vma_ra);
 	swap_state_test_forget_window(test);
 	atomic_set(&swapin_readahead_hits, 4);
+	/*
+	 * A memcg of the replay's own, where the kernel has memory cgroups,
+	 * made before the device and so removed after it. It has no limit:
+	 * the replay bounds the swap cache itself.
+	 */
+	r->memcg = mem_cgroup_disabled() ? NULL : mm_kunit_memcg_create(test);
 	r->si = swap_state_test_swapon_dev(test, r->nr_slots);
+	if (r->memcg)
+		swap_ra_replay_records(test, r, r->memcg);
 
 	for (s = 0; s < r->nr_streams; s++) {
 		struct swap_ra_replay_stream *st = &r->stream[s];
@@ -601,10 +677,10 @@ static struct swap_ra_replay_counts
 swap_ra_replay_once(struct kunit *test, const struct swap_ra_replay_scenario *sc,
 		    int run)
 {
-	unsigned long swap_ra, swap_ra_hit;
+	unsigned long swap_ra, swap_ra_hit, held;
 	struct swap_ra_replay_stream *st;
 	struct swap_ra_replay *r;
-	unsigned int last;
+	unsigned int last, i;
 
 	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
@@ -620,6 +696,10 @@ swap_ra_replay_once(struct kunit *test, const struct swap_ra_replay_scenario *sc
 	swap_ra = mm_kunit_vm_event(test, SWAP_RA) - swap_ra;
 	swap_ra_hit = mm_kunit_vm_event(test, SWAP_RA_HIT) - swap_ra_hit;
 
+	/* Every page the replay holds in the swap cache is its memcg's. */
+	for (held = 0, i = 1; i < r->nr_slots; i++)
+		held += r->state[i] != SRR_SWAPPED;
+	KUNIT_EXPECT_GE(test, swap_ra_replay_charged(r->memcg), held);
 	/* The kernel counted what the replay did. */
 	KUNIT_EXPECT_EQ(test, swap_ra, r->c.ra[SRR_SEQ] + r->c.ra[SRR_RAND]);
 	KUNIT_EXPECT_EQ(test, swap_ra_hit,
