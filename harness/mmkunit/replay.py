@@ -537,8 +537,11 @@ def builds(overlay: ov.Overlay,
 	expected list names them: stock, "P2 only", ..., "P1+P2". A kernel
 	that has them upstream is built with each revert of fixes (all
 	reverts if None): "reverted" (all), "retry reverted", ..., and "as
-	merged"."""
+	merged". No fixes (a replay of two ways both in the tree): the
+	series alone."""
 	trees = overlay.before_fix_trees()
+	if fixes is not None and not fixes:
+		return [ov.BeforeFix('series', ())]
 	if fixes is not None and trees and trees[-1].revert:
 		trees = [t for t in trees if set(t.lacking) <= fixes]
 	if not trees:
@@ -607,7 +610,8 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 		names = [c.name for c in counted]
 	if not names:
 		raise ReplayError(f'{rp.scenarios}: no {req.scale.value} scenario')
-	if not rp.fixes and any(c.reverted_fails for c in counted):
+	if not rp.fixes and not rp.relative and \
+	   any(c.reverted_fails for c in counted):
 		raise ReplayError(f'{rp.scenarios}: a row has reverted_fails, '
 				  f'but replay {rp.name} has no build without '
 				  'its change')

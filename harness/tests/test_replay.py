@@ -562,3 +562,12 @@ def test_a_replay_refuses_what_it_has_not(
 		cli.execute(req)
 	assert str(e.value).endswith(error)
 	assert not list((tmp_path / 'c').rglob('vmlinux'))
+
+
+def test_a_replay_of_no_fix_builds_the_series_alone_on_a_port() -> None:
+	"""A port's overlay has before-fix trees that are not reverts (its
+	own patches): a replay of no fix still builds the series alone."""
+	o = ov.Overlay.load(REPO / 'kernel/compat/6.12')
+	assert [b.label for b in replay.builds(o)][-1] != 'series'
+	assert [(b.label, b.lacking) for b in replay.builds(
+		o, frozenset())] == [('series', ())]

@@ -29,13 +29,13 @@
  * to a memcg of the replay's own, named in every slot's swap cgroup
  * record as swap-out names it; it has no limit.
  *
- * The swap cache holds at most the row's number of the pages the replay
- * read, oldest out first: an unhit readahead page that leaves it is
- * deleted from the swap cache (as swapoff deletes a page it finds no
- * user of), so that a later fault reads it again. The swap cache is
- * bounded by the replay, not by reclaim, whose eviction would move the
+ * A page read ahead lives in the swap cache until the row's number of
+ * pages have been read after it: if it is still unhit then, it is
+ * deleted from the swap cache, as reclaim drops a clean swap cache folio
+ * (without leaving a shadow entry), so that a later fault reads it
+ * again. The replay evicts, not reclaim, whose eviction would move the
  * root memcg's workingset state and depends on what else the system
- * holds.
+ * holds. The pages faulted, and those hit, stay cached.
  *
  * The suites report per scenario the faults, the major faults (swap
  * cache misses), the pages read ahead (SWAP_RA) and hit (SWAP_RA_HIT),
@@ -88,12 +88,13 @@ struct swap_ra_replay_scenario {
 	 * costing 1 and a major fault 100 (ties to the first swapper).
 	 */
 	bool timed;
-	/* The pages read the swap cache holds at most. */
+	/* The pages read after a page read ahead before it is evicted. */
 	unsigned int cache;
 	/*
 	 * Bounds the kernel does not check (the harness does): exact
-	 * counts, and whether the build without the change must fail them
-	 * (no row: both algorithms are in the tree).
+	 * counts, and whether a build without the change must fail them
+	 * (false in every row: both algorithms are in the tree, and there
+	 * is no such build).
 	 */
 	unsigned long want_faults;
 	unsigned long want_major_faults;
@@ -142,7 +143,7 @@ static const void *swap_ra_replay_seed_params(struct kunit *test,
 	return swap_ra_replay_gen(prev, desc, SRR_SEED);
 }
 
-/* The kinds of swapper, the index of their counts. */
+/* The kinds of swapper: the counts are kept per kind. */
 enum swap_ra_replay_kind {
 	SRR_SEQ,
 	SRR_RAND,
@@ -264,31 +265,38 @@ static void swap_ra_replay_layout(struct swap_ra_replay *r)
 	}
 }
 
-struct swap_ra_replay_records {
+struct swap_ra_replay_memcg_records {
 	struct swap_info_struct *si;
 	unsigned int nr_slots;
 };
 
-/* Write @id into the swap cgroup record of every slot but 0 (0: clear). */
+/*
+ * Write @id into the swap cgroup record of every slot but 0, or clear the
+ * records if @id is 0: a cluster at a time, under its lock.
+ */
 static void swap_ra_replay_set_records(struct swap_info_struct *si,
 				       unsigned int nr_slots, unsigned short id)
 {
 	struct swap_cluster_info *ci;
-	unsigned int offset;
+	unsigned int offset, end;
 
-	for (offset = 1; offset < nr_slots; offset++) {
+	for (offset = 1; offset < nr_slots; offset = end) {
+		end = round_down(offset, SWAPFILE_CLUSTER) + SWAPFILE_CLUSTER;
+		end = min(end, nr_slots);
 		ci = swap_cluster_lock(si, offset);
 		if (id)
-			__swap_cgroup_set(ci, offset % SWAPFILE_CLUSTER, 1, id);
+			__swap_cgroup_set(ci, offset % SWAPFILE_CLUSTER,
+					  end - offset, id);
 		else
-			__swap_cgroup_clear(ci, offset % SWAPFILE_CLUSTER, 1);
+			__swap_cgroup_clear(ci, offset % SWAPFILE_CLUSTER,
+					    end - offset);
 		swap_cluster_unlock(ci);
 	}
 }
 
 static void swap_ra_replay_clear_records(void *data)
 {
-	struct swap_ra_replay_records *rec = data;
+	struct swap_ra_replay_memcg_records *rec = data;
 
 	swap_ra_replay_set_records(rec->si, rec->nr_slots, 0);
 }
@@ -300,10 +308,11 @@ static void swap_ra_replay_clear_records(void *data)
  * the root's. No swap is charged for the records, and none uncharged:
  * they are cleared before the device goes (which checks that they are).
  */
-static void swap_ra_replay_records(struct kunit *test, struct swap_ra_replay *r,
-				   struct mem_cgroup *memcg)
+static void swap_ra_replay_record_memcg(struct kunit *test,
+					struct swap_ra_replay *r,
+					struct mem_cgroup *memcg)
 {
-	struct swap_ra_replay_records *rec;
+	struct swap_ra_replay_memcg_records *rec;
 
 	rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
@@ -317,7 +326,10 @@ static void swap_ra_replay_records(struct kunit *test, struct swap_ra_replay *r,
 						  rec));
 }
 
-/* The pages charged to @memcg, at least: NULL, none asked. */
+/*
+ * A lower bound of the pages charged to @memcg; for NULL (no memcg of the
+ * replay's own), ULONG_MAX, which bounds nothing.
+ */
 static unsigned long swap_ra_replay_charged(struct mem_cgroup *memcg)
 {
 #ifdef CONFIG_MEMCG
@@ -386,6 +398,7 @@ static void swap_ra_replay_setup(struct kunit *test, struct swap_ra_replay *r,
 	r->nr_streams = sc->seq_streams + sc->rand_streams;
 	r->nr_slots = 1 + sc->seq_streams * sc->seq_pages +
 		sc->rand_streams * sc->rand_pages;
+	KUNIT_ASSERT_GT(test, r->nr_streams, 0);
 	KUNIT_ASSERT_LE(test, r->nr_streams, SRR_MAX_STREAMS);
 	KUNIT_ASSERT_LE(test, r->nr_slots, SWAP_STATE_TEST_MAX_PAGES);
 	KUNIT_ASSERT_GE(test, sc->cache, SRR_WINDOW);
@@ -425,7 +438,7 @@ static void swap_ra_replay_setup(struct kunit *test, struct swap_ra_replay *r,
 	r->memcg = mem_cgroup_disabled() ? NULL : mm_kunit_memcg_create(test);
 	r->si = swap_state_test_swapon_dev(test, r->nr_slots);
 	if (r->memcg)
-		swap_ra_replay_records(test, r, r->memcg);
+		swap_ra_replay_record_memcg(test, r, r->memcg);
 
 	for (s = 0; s < r->nr_streams; s++) {
 		struct swap_ra_replay_stream *st = &r->stream[s];
@@ -450,23 +463,24 @@ static void swap_ra_replay_setup(struct kunit *test, struct swap_ra_replay *r,
 			swp_entry_t entry = swp_entry(r->si->type,
 						      r->stream[s].slot[j]);
 
-			inc_mm_counter(mm, MM_SWAPENTS);
 			KUNIT_ASSERT_TRUE(test, mm_kunit_set_pte(mm, addr,
 								 softleaf_to_pte(entry)));
+			inc_mm_counter(mm, MM_SWAPENTS);
 		}
 	}
 }
 
 /*
- * Evict the oldest pages read until the swap cache holds at most the
- * scenario's number: an unhit readahead page is deleted from the swap
- * cache; its slot keeps its swap count, and a fault reads it again.
+ * Let go of the oldest pages read until the ring holds at most the
+ * scenario's number: one still read ahead and unhit is deleted from the
+ * swap cache; its slot keeps its swap count, and a fault reads it again.
  */
 static void swap_ra_replay_trim(struct kunit *test, struct swap_ra_replay *r)
 {
 	while (r->fifo_len > r->sc->cache) {
 		unsigned long offset = r->fifo[r->fifo_head];
 		swp_entry_t entry = swp_entry(r->si->type, offset);
+		struct swap_info_struct *si;
 		struct folio *folio;
 		bool deleted = false;
 
@@ -474,7 +488,8 @@ static void swap_ra_replay_trim(struct kunit *test, struct swap_ra_replay *r)
 		r->fifo_len--;
 		if (r->state[offset] != SRR_AHEAD)
 			continue;
-		folio = swap_cache_get_folio(entry);
+		si = get_swap_device(entry);
+		folio = si ? swap_cache_get_folio(entry) : NULL;
 		if (folio) {
 			folio_lock(folio);
 			if (folio_matches_swap_entry(folio, entry)) {
@@ -484,6 +499,8 @@ static void swap_ra_replay_trim(struct kunit *test, struct swap_ra_replay *r)
 			folio_unlock(folio);
 			folio_put(folio);
 		}
+		if (si)
+			put_swap_device(si);
 		KUNIT_ASSERT_TRUE_MSG(test, deleted, "%s: slot %lu lost",
 				      r->sc->desc, offset);
 		r->state[offset] = SRR_SWAPPED;
@@ -509,10 +526,10 @@ static unsigned int swap_ra_replay_candidates(const struct swap_ra_replay *r,
 					      unsigned int j, unsigned int *out)
 {
 	unsigned int target = st->slot[j], vp = swap_ra_replay_vpage(r, st, j);
+	unsigned int block = round_down(target, SRR_WINDOW);
 	unsigned int n = 0, i, o, v;
 
-	for (o = round_down(target, SRR_WINDOW);
-	     o < round_down(target, SRR_WINDOW) + SRR_WINDOW; o++) {
+	for (o = block; o < block + SRR_WINDOW; o++) {
 		if (o && o < r->nr_slots)
 			out[n++] = o;
 	}
@@ -531,8 +548,9 @@ static unsigned int swap_ra_replay_candidates(const struct swap_ra_replay *r,
  * After a major fault of @st on its page @j: every slot the fault read
  * into the swap cache, in slot order (the order of the reads of cluster
  * readahead). Returns the pages whose PG_readahead is not what it must
- * be: set on those read ahead, clear on the target (and one more if it
- * read more than two windows).
+ * be: set on those read ahead, clear on the target; and one more, at
+ * once, if the fault read more pages than the ring has room for (more
+ * than two windows).
  */
 static unsigned long swap_ra_replay_adopt(struct swap_ra_replay *r,
 					  struct swap_ra_replay_stream *st,
@@ -643,8 +661,8 @@ static bool swap_ra_replay_fault(struct kunit *test, struct swap_ra_replay *r,
 }
 
 /* Whether @st has a page left to fault. */
-static bool swap_ra_replay_faults(const struct swap_ra_replay *r,
-				  const struct swap_ra_replay_stream *st)
+static bool swap_ra_replay_has_next(const struct swap_ra_replay *r,
+				    const struct swap_ra_replay_stream *st)
 {
 	return st->next < st->pages && (st->kind == SRR_SEQ || r->sc->rand_faults);
 }
@@ -661,7 +679,7 @@ swap_ra_replay_next(struct swap_ra_replay *r, unsigned int *last)
 
 	for (i = 1; i <= r->nr_streams; i++) {
 		s = r->sc->timed ? i - 1 : (*last + i) % r->nr_streams;
-		if (!swap_ra_replay_faults(r, &r->stream[s]))
+		if (!swap_ra_replay_has_next(r, &r->stream[s]))
 			continue;
 		if (!r->sc->timed) {
 			*last = s;

@@ -4,19 +4,19 @@
  * swap_ra_replay_scenario, one field a line, included by
  * swap_ra_replay_kunit.h.
  *
- * Each row is replayed once with cluster readahead and once with VMA
- * readahead, page_cluster 3 (a window of at most 8 pages either way).
- * Swap-out wrote the swappers' pages from slot 1 in runs of .run pages,
- * each run to the swapper with the least part of its pages written: at
- * small scale a page each, so a sequential swapper's page i is in slot
- * i + 1 (alone) or 2i + 1 (beside a random swapper, whose page j is in
- * slot 2j + 2); the device has one slot more than the pages (slot 0
- * stands for the header). Cluster readahead
+ * Each scenario is two rows, one with cluster readahead and one with VMA
+ * readahead (.vma_ra), page_cluster 3 (a window of at most 8 pages either
+ * way). Swap-out wrote the swappers' pages from slot 1 in runs of .run
+ * pages, each run to the swapper with the least part of its pages
+ * written: at small scale a page each, so a sequential swapper's page i
+ * is in slot i + 1 (alone) or 2i + 1 (beside a random swapper, whose page
+ * j is in slot 2j + 2); the device has one slot more than the pages, and
+ * slot 0 is never read (cluster readahead skips it as the swap header's).
+ * Cluster readahead
  * starts with the 4 hits a booted kernel has, and a window that earlier
  * swap-ins without hits have shrunk to 1; a new VMA has the same 4 hits.
- * Every page is faulted once. The swap cache holds at most .cache of
- * the pages the replay read (a FIFO in read order; an unhit readahead
- * page that leaves it is evicted).
+ * Every page is faulted once. A page read ahead is evicted if it is
+ * still unhit once .cache more pages have been read (in read order).
  *
  * The bounds, from the window rules of swapin_nr_pages() and
  * swap_vma_ra_win() (hits + 2 rounded up to a power of two, at least
@@ -49,8 +49,8 @@
  *    the faults at slots 1 (sequential) and 8, 16, ..., 248 (random)
  *    read them: 1 + 31 major faults, 6 + 216 read ahead. VMA: the
  *    sequential VMA as in the second row (17, 110, 110: each of its
- *    pages read ahead is hit before 12 newer pages are in the cache,
- *    fewer than its 32); the random VMA reads around its first three faults,
+ *    pages read ahead is hit with at most 12 pages read after it, fewer
+ *    than its 32); the random VMA reads around its first three faults,
  *    at pages 0, 33 and 66, windows of 8 (clipped to 0-4), 4 and 2: 4 +
  *    3 + 1 pages, then windows of 1; those 8 are next faulted at least
  *    50 newer pages later, evicted by then: 127 major faults, 8 read
@@ -77,19 +77,20 @@
  *    2984 read ahead a swapper, all hit. A random VMA reads around its
  *    first three faults, at pages 0, 129 and 258, 4 + 3 + 1 pages
  *    (windows of 8 clipped to 0-4, 4 and 2), then windows of 1 (no two
- *    consecutive faults adjacent); those 8 are faulted 127 or more of
- *    its own faults later, each of which adds a page to the cache: all
- *    64 evicted unhit. A sequential page read ahead is hit before 88
- *    newer pages are in the cache (at worst at the start, where every
- *    swapper's first faults read windows of 8, 4 and 2; later within
- *    the 106 time units from its read to its hit, every other
- *    sequential swapper reads at most a window and every random one at
- *    most two pages): fewer than 120. In all, 1716 + 8192 = 9908 major
- *    faults, 11936 + 64 = 12000 pages read ahead, 11936 hit (994 per
- *    mille).
+ *    consecutive faults adjacent); between the read of one of those 8
+ *    and its fault come at least 126 of the swapper's own faults, each
+ *    of which reads a page: all 64 evicted unhit. A sequential page
+ *    read ahead is hit with at most 89 pages read after it (at worst at
+ *    the start, where the sequential swappers' first faults read 5
+ *    pages each and the random ones' 5, then 4; later, within the 106
+ *    time units from its read to its hit, every other sequential
+ *    swapper reads at most a window and every random one at most two
+ *    pages): fewer than 120. In all, 1716 + 8192 = 9908 major faults,
+ *    11936 + 64 = 12000 pages read ahead, 11936 hit (994 per mille).
  *  - Cluster readahead: its one window and its hits are global, so every
- *    swapper's faults move them for all; the row bounds only the faults
- *    and reports the rest.
+ *    swapper's faults move them for all. The counts are as deterministic
+ *    as the others, but no hand derivation of them is given: the row
+ *    bounds only the faults and reports the rest.
  *
  * No small bound depends on the arch or the LRU: the same on UML and
  * x86_64, MGLRU or not, with 4 KiB or 64 KiB pages. The seed scale's
