@@ -177,8 +177,7 @@ struct swap_ra_replay_stream {
 	unsigned int pages;
 	struct vm_area_struct *vma;
 	long first_page;
-	/* Per page, in the order of its faults, and by virtual page: its slot. */
-	unsigned int *slot;
+	/* Per virtual page of the VMA: its slot. */
 	unsigned int *slot_at;
 	unsigned int next;
 	unsigned long clock;
@@ -210,6 +209,14 @@ static unsigned int swap_ra_replay_vpage(const struct swap_ra_replay *r,
 	if (st->kind == SRR_SEQ)
 		return j;
 	return (unsigned long)r->sc->rand_stride * j % st->pages;
+}
+
+/* The slot of page @j of @st. */
+static unsigned int swap_ra_replay_slot(const struct swap_ra_replay *r,
+					const struct swap_ra_replay_stream *st,
+					unsigned int j)
+{
+	return st->slot_at[swap_ra_replay_vpage(r, st, j)];
 }
 
 static unsigned long swap_ra_replay_addr(const struct swap_ra_replay *r,
@@ -246,21 +253,16 @@ static void swap_ra_replay_layout(struct swap_ra_replay *r)
 		n = min(r->sc->run, r->stream[best].pages - written[best]);
 		for (; n; n--, written[best]++) {
 			struct swap_ra_replay_stream *st = &r->stream[best];
-			unsigned int j = written[best];
+			unsigned int w = written[best];
 
 			/*
-			 * Page j in address order is the fault k at virtual
-			 * page j: the stride is a unit modulo the pages.
+			 * w counts the pages in the order they are written:
+			 * by address (virtual page w) or, for a random
+			 * swapper unless rand_out_by_address, by fault.
 			 */
-			if (st->kind == SRR_RAND && r->sc->rand_out_by_address) {
-				unsigned int k;
-
-				for (k = 0; swap_ra_replay_vpage(r, st, k) != j; k++)
-					;
-				j = k;
-			}
-			st->slot[j] = slot;
-			st->slot_at[swap_ra_replay_vpage(r, st, j)] = slot++;
+			if (!r->sc->rand_out_by_address)
+				w = swap_ra_replay_vpage(r, st, w);
+			st->slot_at[w] = slot++;
 		}
 	}
 }
@@ -352,9 +354,7 @@ static void swap_ra_replay_unmap(void *data)
 {
 	struct swap_ra_replay_ptes *p = data;
 	struct swap_ra_replay *r = p->r;
-	spinlock_t *ptl;	/* the PT lock of the PTE page */
 	unsigned int s, j;
-	pte_t *ptep;
 	pmd_t *pmd;
 
 	mmap_read_lock(p->mm);
@@ -363,16 +363,8 @@ static void swap_ra_replay_unmap(void *data)
 			unsigned long addr = swap_ra_replay_addr(r, &r->stream[s], j);
 
 			pmd = mm_find_pmd(p->mm, addr);
-			if (!pmd)
-				continue;
-			ptep = pte_offset_map_lock(p->mm, pmd, addr, &ptl);
-			if (!ptep)
-				continue;
-			if (softleaf_is_swap(softleaf_from_pte(ptep_get(ptep)))) {
-				ptep_get_and_clear(p->mm, addr, ptep);
-				dec_mm_counter(p->mm, MM_SWAPENTS);
-			}
-			pte_unmap_unlock(ptep, ptl);
+			if (pmd)
+				swap_state_test_clear_swap_pte(p->mm, pmd, addr);
 		}
 	}
 	mmap_read_unlock(p->mm);
@@ -417,11 +409,9 @@ static void swap_ra_replay_setup(struct kunit *test, struct swap_ra_replay *r,
 				(SRR_STREAM_PMDS - 1) * SWAP_STATE_TEST_PMD_PAGES);
 		KUNIT_ASSERT_TRUE(test, st->kind == SRR_SEQ ||
 				  gcd(sc->rand_stride, st->pages) == 1);
-		st->slot = kunit_kcalloc(test, st->pages, sizeof(*st->slot),
-					 GFP_KERNEL);
 		st->slot_at = kunit_kcalloc(test, st->pages,
 					    sizeof(*st->slot_at), GFP_KERNEL);
-		KUNIT_ASSERT_TRUE(test, st->slot && st->slot_at);
+		KUNIT_ASSERT_NOT_NULL(test, st->slot_at);
 	}
 	swap_ra_replay_layout(r);
 
@@ -461,7 +451,7 @@ static void swap_ra_replay_setup(struct kunit *test, struct swap_ra_replay *r,
 		for (j = 0; j < r->stream[s].pages; j++) {
 			unsigned long addr = swap_ra_replay_addr(r, &r->stream[s], j);
 			swp_entry_t entry = swp_entry(r->si->type,
-						      r->stream[s].slot[j]);
+						      swap_ra_replay_slot(r, &r->stream[s], j));
 
 			KUNIT_ASSERT_TRUE(test, mm_kunit_set_pte(mm, addr,
 								 softleaf_to_pte(entry)));
@@ -525,7 +515,8 @@ static unsigned int swap_ra_replay_candidates(const struct swap_ra_replay *r,
 					      const struct swap_ra_replay_stream *st,
 					      unsigned int j, unsigned int *out)
 {
-	unsigned int target = st->slot[j], vp = swap_ra_replay_vpage(r, st, j);
+	unsigned int target = swap_ra_replay_slot(r, st, j);
+	unsigned int vp = swap_ra_replay_vpage(r, st, j);
 	unsigned int block = round_down(target, SRR_WINDOW);
 	unsigned int n = 0, i, o, v;
 
@@ -572,7 +563,7 @@ static unsigned long swap_ra_replay_adopt(struct swap_ra_replay *r,
 			continue;
 		if (r->fifo_len == r->fifo_size)
 			return wrong + 1;
-		is_target = offset == st->slot[j];
+		is_target = offset == swap_ra_replay_slot(r, st, j);
 		if (folio_test_readahead(folio) == is_target)
 			wrong++;
 		if (is_target) {
@@ -595,7 +586,7 @@ static unsigned long swap_ra_replay_adopt(struct swap_ra_replay *r,
 static bool swap_ra_replay_fault(struct kunit *test, struct swap_ra_replay *r,
 				 struct swap_ra_replay_stream *st)
 {
-	unsigned long offset = st->slot[st->next];
+	unsigned long offset = swap_ra_replay_slot(r, st, st->next);
 	unsigned long address = swap_ra_replay_addr(r, st, st->next);
 	swp_entry_t entry = swp_entry(r->si->type, offset);
 	struct vm_area_struct *vma = st->vma;

@@ -1318,6 +1318,27 @@ static unsigned long swap_state_test_ra_addr(int i)
 }
 
 /*
+ * Take the swap PTE at @addr under @pmd down, as unmapping would, if it is
+ * one; the caller holds the mmap lock. False if there is no page table.
+ */
+static bool swap_state_test_clear_swap_pte(struct mm_struct *mm, pmd_t *pmd,
+					   unsigned long addr)
+{
+	spinlock_t *ptl;	/* the PT lock of the PTE page */
+	pte_t *ptep;
+
+	ptep = pte_offset_map_lock(mm, pmd, addr, &ptl);
+	if (!ptep)
+		return false;
+	if (softleaf_is_swap(softleaf_from_pte(ptep_get(ptep)))) {
+		ptep_get_and_clear(mm, addr, ptep);
+		dec_mm_counter(mm, MM_SWAPENTS);
+	}
+	pte_unmap_unlock(ptep, ptl);
+	return true;
+}
+
+/*
  * Take the span's swap PTEs down, as unmapping would, and drop the mm.
  * The swap counts they stand for go with the devices.
  *
@@ -1330,24 +1351,15 @@ static unsigned long swap_state_test_ra_addr(int i)
 static void swap_state_test_unmap_ptes(void *data)
 {
 	struct mm_struct *mm = data;
-	spinlock_t *ptl;	/* the PT lock of the PTE page */
-	pte_t *ptep;
 	pmd_t *pmd;
 	int i;
 
 	mmap_read_lock(mm);
 	pmd = mm_find_pmd(mm, swap_state_test_ra_addr(0));
 	for (i = 0; pmd && i < SWAP_STATE_TEST_RA_SPAN; i++) {
-		unsigned long addr = swap_state_test_ra_addr(i);
-
-		ptep = pte_offset_map_lock(mm, pmd, addr, &ptl);
-		if (!ptep)
+		if (!swap_state_test_clear_swap_pte(mm, pmd,
+						    swap_state_test_ra_addr(i)))
 			break;
-		if (softleaf_is_swap(softleaf_from_pte(ptep_get(ptep)))) {
-			ptep_get_and_clear(mm, addr, ptep);
-			dec_mm_counter(mm, MM_SWAPENTS);
-		}
-		pte_unmap_unlock(ptep, ptl);
 	}
 	mmap_read_unlock(mm);
 	mmput(mm);
