@@ -463,7 +463,6 @@ def _by_schema(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 	schema could hold (to be built alone)."""
 	scored = _schema_pass(s, req, tree, mutants, sources, pinned, globs,
 			      opts, timeout, results / 'schemata')
-	out: List[Scored] = []
 	rebuilt = [m for m in mutants if m.id not in {r.mutant.id for r in scored}]
 	survivors = [r for r in scored if r.outcome == Outcome.SURVIVED]
 
@@ -482,8 +481,7 @@ def _by_schema(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 				max(1, req.workers)) as pool:
 			now = dict(zip((r.mutant.id for r in survivors),
 				       pool.map(compared, survivors)))
-	out = [now.get(r.mutant.id, r) for r in scored]
-	return out, rebuilt
+	return [now.get(r.mutant.id, r) for r in scored], rebuilt
 
 
 def _schema_pass(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
