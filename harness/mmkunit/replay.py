@@ -109,12 +109,17 @@ class Replay:
 	smp: bool = False
 	# Its scenarios' page cache sizes the kernel's memory (memory()).
 	sized: bool = False
+	# The configuration it runs in (kunit-configs/ARCH-NAME.config)
+	# where none is named.
+	config: Optional[str] = None
 
 
 MMAP_MISS = 'mmap-miss'
 SWAP_RA_METRICS = ('faults', 'major_faults', 'swap_ra', 'swap_ra_hit',
 		   'hit_permille', 'seq_major_faults', 'seq_ra', 'seq_ra_hit',
 		   'rand_major_faults', 'rand_ra', 'rand_ra_hit', 'evicted')
+PROTECT_METRICS = ('hot_reads', 'hot_refaults', 'stream_reads',
+		   'stream_refaults', 'refaults', 'agings', 'turnovers')
 REPLAYS: Dict[str, Replay] = {r.name: r for r in (
 	Replay(MMAP_MISS, 'the mmap_miss change', SUITES, KCONFIG, SCENARIOS,
 	       METRICS, COLUMNS, (GIB_READ, 'major_faults'),
@@ -138,6 +143,16 @@ REPLAYS: Dict[str, Replay] = {r.name: r for r in (
 	       'mm/tests/swap_ra_replay_scenarios.h',
 	       SWAP_RA_METRICS, SWAP_RA_METRICS,
 	       ('hit_permille', 'major_faults'), frozenset()),
+	Replay('mglru-protect',
+	       "MGLRU's protection of page cache read through file descriptors",
+	       {Scale.SMALL: 'mm_vmscan_protect_replay',
+		Scale.SEED: 'mm_vmscan_protect_replay_seed'},
+	       'CONFIG_MM_VMSCAN_PROTECT_REPLAY_KUNIT_TEST=y',
+	       'mm/tests/vmscan_protect_replay_scenarios.h',
+	       PROTECT_METRICS, PROTECT_METRICS,
+	       ('hot_refaults', 'refaults'),
+	       frozenset({'mglru-placement', 'mglru-saturated'}),
+	       config='mglru'),
 )}
 
 class Expect(enum.Enum):
@@ -594,6 +609,19 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	if req.scale not in rp.suites:
 		raise ReplayError(f'replay {rp.name} has no {req.scale.value} '
 				  'scale')
+	# The options of the replay's configuration, added to another one
+	# that is named (--config debug: its checkers over the replay).
+	needs: List[str] = []
+	if rp.config:
+		needed = s.config_file(f'{s.build.arch}-{rp.config}.config')
+		if not needed.is_file():
+			raise ReplayError(f'replay {rp.name} runs in configuration '
+					  f'{rp.config}, which {s.build.arch} has not')
+		if s.build.config is None:
+			s = s.with_config(rp.config)
+		elif s.build.config != rp.config:
+			needs = [line for line in needed.read_text().splitlines()
+				 if line.startswith('CONFIG_')]
 	s.ensure_deps(deps.REPLAY)
 	if req.scale is Scale.SEED and not rp.smp and not s.build.config and \
 	   s.config_file(f'{s.build.arch}-{ONE_CPU}.config').is_file() and \
@@ -622,7 +650,7 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 			f'revert of {", ".join(sorted(rp.fixes))} (kernel/reverts '
 			'of 7.3 has)')
 	opts = s.run_options(filter_glob=rp.suites[req.scale])
-	kconfig_add = [*opts.kconfig_add, rp.kconfig]
+	kconfig_add = [*opts.kconfig_add, *needs, rp.kconfig]
 	# Hung-task detection on in the arch's kunitconfig, or in a named
 	# configuration, whose options go to kunit.py as --kconfig_add.
 	options = kconfig_add + [line for c in opts.kunitconfigs

@@ -571,3 +571,40 @@ def test_a_replay_of_no_fix_builds_the_series_alone_on_a_port() -> None:
 	assert [b.label for b in replay.builds(o)][-1] != 'series'
 	assert [(b.label, b.lacking) for b in replay.builds(
 		o, frozenset())] == [('series', ())]
+
+
+PROTECT = replay.REPLAYS['mglru-protect']
+
+
+def test_the_mglru_protect_replay_builds_its_revert_in_its_configuration() -> None:
+	"""7.3 with kernel/reverts/mglru-protect.patch against 7.3, under
+	the multi-gen LRU; every small row says what the merged build
+	counts."""
+	o = ov.Overlay.load(REPO / 'kernel')
+	assert [(b.label, b.lacking) for b in replay.builds(
+		o, PROTECT.fixes)] == [
+		('reverted', ('mglru-placement', 'mglru-saturated')),
+		('as merged', ())]
+	assert PROTECT.config == 'mglru'
+	cases = replay.cases((REPO / 'kernel' / PROTECT.scenarios).read_text(),
+			     PROTECT.metrics)
+	small = [c for c in cases if c.scale is Scale.SMALL]
+	assert [c.reverted_fails for c in small] == [True, True, False]
+	assert [str(b) for b in small[0].bounds] == [
+		'hot_refaults = 0', 'stream_refaults = 49152', 'agings = 0',
+		'turnovers = 1']
+
+
+def test_a_replay_stops_on_an_arch_without_its_configuration(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	from mmkunit import cli, deps
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(replay_overlay(overlay_dir)))
+	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
+	req = cli.parse_args(['replay', 'mglru-protect', '--arch', 'arm64',
+			      '--kernel', str(kernel_tree), '--cache',
+			      str(tmp_path / 'c'), '--no-install'])
+	with pytest.raises(replay.ReplayError,
+			   match='runs in configuration mglru, which arm64 '
+			   'has not'):
+		cli.execute(req)
