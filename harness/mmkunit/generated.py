@@ -57,8 +57,9 @@ TIMEOUT_MULTIPLIER = 5
 # lock left held; a distribution's mm configuration (MEMCG, and NUMA on
 # x86_64) takes paths the minimal one compiles out; the multi-gen LRU on
 # from boot runs what the kernel does only then (lru_gen_inc_refs()
-# through folio_mark_accessed()).
-CHECKERS = ('debug', 'distro', 'mglru')
+# through folio_mark_accessed()). The cheapest boots first: a survivor
+# one of them kills is not booted under KASAN and lockdep.
+CHECKERS = ('mglru', 'distro', 'debug')
 
 
 class Outcome(enum.Enum):
