@@ -117,9 +117,9 @@ def test_survivors_run_again_under_the_checkers(
 		tmp_path: Path, overlay_dir: Path,
 		monkeypatch: pytest.MonkeyPatch) -> None:
 	"""A survivor of a run without a configuration is run again under
-	--config debug, then, if it survives that, under --config distro,
-	then --config mglru: a checker's report kills it there, with the reason; a survivor of both
-	stays one, and the other outcomes are not run again. The suites are
+	--config mglru, then, if it survives that, under --config distro,
+	then --config debug: a checker's report kills it there, with the
+	reason; a survivor of all three stays one, and the other outcomes are not run again. The suites are
 	those the first pass ran, even if kernel/ changed since."""
 	from mmkunit import request
 	from mmkunit.session import Session
@@ -155,16 +155,16 @@ def test_survivors_run_again_under_the_checkers(
 	globs = {'mm/x.c': 's'}
 	out = gen._recheck(main, request.MutantsRequest(rebuild=True), None, rs,
 			   sources, [], globs)
-	assert seen == [('debug', 'baseline'), ('debug', 'f:2:5:ror:<=.patch'),
-			('debug', 'f:3:5:ror:<=.patch'),
+	assert seen == [('mglru', 'baseline'), ('mglru', 'f:2:5:ror:<=.patch'),
+			('mglru', 'f:3:5:ror:<=.patch'),
 			('distro', 'baseline'), ('distro', 'f:3:5:ror:<=.patch'),
-			('mglru', 'baseline'), ('mglru', 'f:3:5:ror:<=.patch')]
+			('debug', 'baseline'), ('debug', 'f:3:5:ror:<=.patch')]
 	assert [r.outcome for r in out] == [O.KILLED, O.KILLED, O.SURVIVED,
 					    O.EQUIVALENT]
-	assert out[1].detail.startswith('under --config debug')
+	assert out[1].detail.startswith('under --config mglru')
 	assert out[1].diff == rs[1].diff
-	assert 'Killed only under --config debug or --config distro or ' \
-		'--config mglru' in gen.report(out)
+	assert 'Killed only under --config mglru or --config distro or ' \
+		'--config debug' in gen.report(out)
 	debug = Session(request.Source(cache=tmp_path),
 			request.Build(config='debug'))
 	seen.clear()
@@ -184,13 +184,13 @@ def test_survivors_run_again_under_the_checkers(
 	monkeypatch.setattr(gen, '_schema_pass', schema_pass)
 	out = gen._recheck(main, request.MutantsRequest(), None, rs, sources,
 			   [], globs)
-	assert seen == [('debug', 'baseline'), ('debug', 'schema', [2, 3]),
+	assert seen == [('mglru', 'baseline'), ('mglru', 'schema', [2, 3]),
 			('distro', 'baseline'), ('distro', 'schema', [3]),
 			('distro', 'f:3:5:ror:<=.patch'),
-			('mglru', 'baseline'), ('mglru', 'schema', [3])]
+			('debug', 'baseline'), ('debug', 'schema', [3])]
 	assert [r.outcome for r in out] == [O.KILLED, O.KILLED, O.SURVIVED,
 					    O.EQUIVALENT]
-	assert out[1].detail == 'under --config debug'
+	assert out[1].detail == 'under --config mglru'
 
 
 def test_a_kernel_that_runs_no_test_is_booted_once_more(
@@ -357,8 +357,8 @@ def test_survivors_of_the_schemata_are_built_alone(
 	out = gen._confirm_alone(s, None, None, rs, {}, {}, None, 30)
 	# Built alone, with no TCE (the schema pass compared them already),
 	# under each configuration while they survive.
-	assert seen == [(None, [1, 3, 5], None), ('debug', [3, 5], None),
-			('distro', [5], None), ('mglru', [5], None)]
+	assert seen == [(None, [1, 3, 5], None), ('mglru', [3, 5], None),
+			('distro', [3, 5], None), ('debug', [3, 5], None)]
 	assert [r.outcome for r in out] == [O.KILLED, O.KILLED, O.KILLED,
 					    O.REVIEWED, O.SURVIVED]
 	assert out[0].detail == 'built alone' and out[0].diff == rs[0].diff
