@@ -217,10 +217,12 @@ static int vmscan_protect_replay_read(struct vmscan_protect_replay_file *f,
 
 /*
  * One command of the lru_gen debugfs file on @lruvec, file only, in the
- * reclaim state lru_gen_seq_write() runs its commands in; returns the
- * pages it reclaimed, or an error.
+ * reclaim state lru_gen_seq_write() runs its commands in. The replay
+ * reads what a command did from the page cache and the generations, not
+ * from its error: eviction stops short when the generations it may
+ * evict from run out, and aging when there is nothing to age.
  */
-static long vmscan_protect_replay_cmd(struct lruvec *lruvec, char cmd,
+static void vmscan_protect_replay_cmd(struct lruvec *lruvec, char cmd,
 				      unsigned long seq, unsigned long opt)
 {
 	struct scan_control sc = {
@@ -233,19 +235,17 @@ static long vmscan_protect_replay_cmd(struct lruvec *lruvec, char cmd,
 	};
 	struct blk_plug plug;
 	unsigned int flags;
-	int err = -ENOMEM;
 
 	set_task_reclaim_state(current, &sc.reclaim_state);
 	flags = memalloc_noreclaim_save();
 	blk_start_plug(&plug);
 	if (set_mm_walk(NULL, true))
-		err = run_cmd(cmd, mem_cgroup_id(lruvec_memcg(lruvec)),
-			      lruvec_pgdat(lruvec)->node_id, seq, &sc, 0, opt);
+		run_cmd(cmd, mem_cgroup_id(lruvec_memcg(lruvec)),
+			lruvec_pgdat(lruvec)->node_id, seq, &sc, 0, opt);
 	clear_mm_walk();
 	blk_finish_plug(&plug);
 	memalloc_noreclaim_restore(flags);
 	set_task_reclaim_state(current, NULL);
-	return err ? err : sc.nr_reclaimed;
 }
 
 static unsigned long
