@@ -7,8 +7,9 @@ The translation unit is compiled with the exact command kbuild used for it
 (its .o.cmd file), from a copy of the mutated source outside the tree (so
 that mutants compile side by side), into a file of its own, and compared
 with the original after the debug information is stripped: what is left
-is the code, the data and their relocations. A mutant never moves a line (mutagen.py), so
-the line numbers that WARN_ON() and BUG_ON() record are the same.
+is the code, the data and their relocations. A mutant never moves a line
+(mutagen.py), so the line numbers that WARN_ON() and BUG_ON() record are
+the same.
 
 The names of local symbols are canonicalised before the comparison: a
 local symbol is reached only through the relocations that point at it, so

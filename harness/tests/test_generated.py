@@ -119,8 +119,9 @@ def test_survivors_run_again_under_the_checkers(
 	"""A survivor of a run without a configuration is run again under
 	--config mglru, then, if it survives that, under --config distro,
 	then --config debug: a checker's report kills it there, with the
-	reason; a survivor of all three stays one, and the other outcomes are not run again. The suites are
-	those the first pass ran, even if kernel/ changed since."""
+	reason; a survivor of all three stays one, and the other outcomes
+	are not run again. The suites are those the first pass ran, even if
+	kernel/ changed since."""
 	from mmkunit import request
 	from mmkunit.session import Session
 	O = gen.Outcome

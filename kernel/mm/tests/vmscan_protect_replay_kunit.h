@@ -13,7 +13,8 @@
  *
  * Suites:
  *  - mm_vmscan_protect_replay: the small scenarios, each replayed twice;
- *  - mm_vmscan_protect_replay_seed: the seed's memcg, scaled
+ *  - mm_vmscan_protect_replay_seed: the memcg of the fio run the
+ *    change was reviewed with, scaled
  *    (mm/tests/vmscan_protect_replay_scenarios.h says how).
  *
  * A scenario makes a memcg of its own and two files whose stub backing
@@ -335,7 +336,8 @@ vmscan_protect_replay_once(struct kunit *test,
 	struct vmscan_protect_replay_counts c = { };
 	unsigned long stream_pages = sc->chunk * sc->rounds;
 	struct vmscan_protect_replay_file *hot, *stream;
-	unsigned long max_seq, min_seq, cycle, round, i;
+	unsigned long max_seq, min_seq, max_start, min_start;
+	unsigned long cycle, round, i;
 	struct mem_cgroup *memcg;
 	pgoff_t next = 0;
 	void *buf;
@@ -347,7 +349,7 @@ vmscan_protect_replay_once(struct kunit *test,
 	stream = vmscan_protect_replay_file(test, stream_pages);
 	buf = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	vmscan_protect_replay_seqs(memcg, &c.agings, &c.turnovers);
+	vmscan_protect_replay_seqs(memcg, &max_start, &min_start);
 
 	for (cycle = 0; cycle < sc->cycles; cycle++) {
 		if (cycle && sc->age_each_cycle)
@@ -374,8 +376,8 @@ vmscan_protect_replay_once(struct kunit *test,
 	}
 
 	vmscan_protect_replay_seqs(memcg, &max_seq, &min_seq);
-	c.agings = max_seq - c.agings;
-	c.turnovers = min_seq - c.turnovers;
+	c.agings = max_seq - max_start;
+	c.turnovers = min_seq - min_start;
 	c.hot_reads = hot->reads;
 	c.stream_reads = stream->reads;
 	/* Every page of each file is read in the first cycle. */

@@ -39,7 +39,7 @@
  * move (at least 8 times): saturated again, moved up again, and never
  * evicted: hot_refaults = 0.
  *
- * Without it (kernel/reverts/mglru-protect.patch), every page read
+ * Without it (the rules before the change), every page read
  * enters min_seq, generation 0, and the first eviction's C/16 = H pages
  * are the hot set: saturated, tier 3, but tier_idx is 3 (no tier has
  * refaulted) and only a tier above it is protected, so all of it is
@@ -69,8 +69,9 @@
  * (inc_min_seq() with 4 generations): the rows that read the hot set
  * every 4th round, where the builds must agree, bound agings only.
  *
- * The seed scale keeps the ratios at the memcg the seed's fio run had
- * (memory.max 4G), scaled by 1/16: 65536 pages, 256 MiB of 4 KiB pages.
+ * The seed scale keeps the ratios at the memcg of the fio run the change
+ * was reviewed with (memory.max 4G), scaled by 1/16: 65536 pages, 256 MiB
+ * of 4 KiB pages.
  */
 {
 	.scale = VPR_SMALL,
