@@ -65,7 +65,7 @@ HEADROOM = 1 << 30
 STOCK = 'stock'
 
 _LINE = re.compile(r'# (?:\S+: )?replay: (?P<scenario>.+?): '
-		   r'(?P<fields>(?:[a-z_]+=\d+ ?)+)$')
+		   r'(?P<fields>(?:[a-z][a-z_0-9]*=\d+ ?)+)$')
 # A row: one initialiser of struct filemap_replay_scenario, its fields
 # one a line.
 _ROW = re.compile(r'^\{\n(?P<fields>(?:\t\.\w+ = [^\n]*,\n)*)\},$', re.M)
@@ -112,6 +112,14 @@ class Replay:
 	# The configuration it runs in (kunit-configs/ARCH-NAME.config)
 	# where none is named.
 	config: Optional[str] = None
+	# Options it needs beside its own, in any configuration.
+	options: Tuple[str, ...] = ()
+	# The kernel's memory at the seed scale (mem=, -m), where kunit.py's
+	# 1 GiB cannot hold it.
+	seed_memory: Optional[str] = None
+	# The columns printed as tables (the CSV has every column); all if
+	# empty.
+	tabled: Tuple[str, ...] = ()
 
 
 MMAP_MISS = 'mmap-miss'
@@ -120,6 +128,12 @@ SWAP_RA_METRICS = ('faults', 'major_faults', 'swap_ra', 'swap_ra_hit',
 		   'rand_major_faults', 'rand_ra', 'rand_ra_hit', 'evicted')
 PROTECT_METRICS = ('hot_reads', 'hot_refaults', 'stream_reads',
 		   'stream_refaults', 'refaults', 'agings', 'turnovers')
+# The seed's rounds (FTR_ROUNDS in filemap_thrash_replay_kunit.h).
+THRASH_ROUNDS = 10
+THRASH_TOTALS = ('reads', 'swapouts', 'fill_swapouts', 'settled',
+		 'reads_last')
+THRASH_METRICS = THRASH_TOTALS + tuple(
+	f'{m}_{r}' for r in range(THRASH_ROUNDS) for m in ('reads', 'swapouts'))
 REPLAYS: Dict[str, Replay] = {r.name: r for r in (
 	Replay(MMAP_MISS, 'the mmap_miss change', SUITES, KCONFIG, SCENARIOS,
 	       METRICS, COLUMNS, (GIB_READ, 'major_faults'),
@@ -153,6 +167,15 @@ REPLAYS: Dict[str, Replay] = {r.name: r for r in (
 	       ('hot_refaults', 'refaults'),
 	       frozenset({'mglru-placement', 'mglru-saturated'}),
 	       config='mglru'),
+	Replay('thrash', 'scanning anon pages on file refaults',
+	       {Scale.SMALL: 'mm_filemap_thrash_replay',
+		Scale.SEED: 'mm_filemap_thrash_replay_seed'},
+	       'CONFIG_MM_FILEMAP_THRASH_REPLAY_KUNIT_TEST=y',
+	       'mm/tests/filemap_thrash_replay_scenarios.h',
+	       THRASH_METRICS, THRASH_METRICS, ('reads', 'swapouts'),
+	       frozenset({'refault-stops-trim'}),
+	       options=('CONFIG_CGROUPS=y', 'CONFIG_MEMCG=y'),
+	       seed_memory='4G', tabled=THRASH_TOTALS),
 )}
 
 class Expect(enum.Enum):
@@ -361,7 +384,7 @@ def wrong_bounds(vs: Sequence[Verdict], full: str) -> List[str]:
 
 # A bound of a table of counts: a metric the build with the change counts
 # exactly (want_), at least (min_) or at most (max_).
-_BOUND = re.compile(r'(want|min|max)_([a-z_]+)$')
+_BOUND = re.compile(r'(want|min|max)_([a-z][a-z_0-9]*)$')
 # A row whose counts the build without the change must not give.
 REVERTED_FAILS = 'reverted_fails'
 
@@ -650,7 +673,7 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 			f'revert of {", ".join(sorted(rp.fixes))} (kernel/reverts '
 			'of 7.3 has)')
 	opts = s.run_options(filter_glob=rp.suites[req.scale])
-	kconfig_add = [*opts.kconfig_add, *needs, rp.kconfig]
+	kconfig_add = [*opts.kconfig_add, *needs, *rp.options, rp.kconfig]
 	# Hung-task detection on in the arch's kunitconfig, or in a named
 	# configuration, whose options go to kunit.py as --kconfig_add.
 	options = kconfig_add + [line for c in opts.kunitconfigs
@@ -660,6 +683,8 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	opts = dataclasses.replace(opts, kconfig_add=kconfig_add)
 	if req.scale is Scale.SEED:
 		opts = dataclasses.replace(opts, timeout=SEED_TIMEOUT)
+	if req.scale is Scale.SEED and rp.seed_memory:
+		opts = dataclasses.replace(opts, memory=rp.seed_memory)
 	if req.scale is Scale.SEED and rp.relative and rp.sized:
 		opts = dataclasses.replace(opts, memory=memory(
 			table_rows, arches.ARCHES[s.build.arch].page_size))
@@ -715,7 +740,7 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 				print(f'mm-kunit: {case.status.value}: {case.name}')
 		rows += found
 	(base / 'replay.csv').write_text(to_csv(rows, rp.columns))
-	for metric in rp.columns[1:]:
+	for metric in rp.tabled or rp.columns[1:]:
 		print(table(rows, metric) + '\n')
 	if rows:
 		plot(rows, base / 'replay.png', rp.plotted,

@@ -340,7 +340,7 @@ def test_each_command_parses_into_its_request() -> None:
 	 '--arch sparc: unsupported (the arches: um, x86_64, arm64)'),
 	(['mutants', '--arch', 'sparc'], '--arch sparc: unsupported'),
 	(['replay', '--arch', 'sparc64'], '--arch sparc64: unsupported'),
-	(['replay', 'thrash'], "argument replay: invalid choice: 'thrash'"),
+	(['replay', 'kswapd'], "argument replay: invalid choice: 'kswapd'"),
 	(['fixes', '--arch', 'x86'], '--arch x86: unsupported'),
 	(['coverage', '--arch', 'UM'], '--arch UM: unsupported'),
 	(['check', '--arch', ''], '--arch : unsupported'),

@@ -608,3 +608,28 @@ def test_a_replay_stops_on_an_arch_without_its_configuration(
 			   match='runs in configuration mglru, which arm64 '
 			   'has not'):
 		cli.execute(req)
+
+
+THRASH = replay.REPLAYS['thrash']
+
+
+def test_the_thrash_replay_reads_its_rounds_and_its_bounds() -> None:
+	"""Per-round fields and bounds carry the round in their names; the
+	revert of the rule is its build without the change; no row says
+	that build must fail (the header says why)."""
+	o = ov.Overlay.load(REPO / 'kernel')
+	assert [(b.label, b.lacking) for b in replay.builds(
+		o, THRASH.fixes)] == [
+		('reverted', ('refault-stops-trim',)), ('as merged', ())]
+	fields = ' '.join(f'{m}={i}' for i, m in enumerate(THRASH.metrics))
+	[row] = replay.parse('as merged',
+			     f'    # t: replay: a row: {fields}\n', THRASH.metrics)
+	assert row.get('reads_9') == THRASH.metrics.index('reads_9')
+	cases = replay.cases((REPO / 'kernel' / THRASH.scenarios).read_text(),
+			     THRASH.metrics)
+	small = [c for c in cases if c.scale is Scale.SMALL]
+	assert [str(b) for b in small[0].bounds] == [
+		'reads_0 = 6400', 'reads_1 >= 1', 'reads_last <= 0',
+		'swapouts >= 6400']
+	assert not any(c.reverted_fails for c in cases)
+	assert set(THRASH.tabled) < set(THRASH.columns)
