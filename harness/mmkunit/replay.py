@@ -112,8 +112,6 @@ class Replay:
 	# The configuration it runs in (kunit-configs/ARCH-NAME.config)
 	# where none is named.
 	config: Optional[str] = None
-	# Options it needs beside its own, in any configuration.
-	options: Tuple[str, ...] = ()
 	# The kernel's memory at the seed scale (mem=, -m), where kunit.py's
 	# 1 GiB cannot hold it.
 	seed_memory: Optional[str] = None
@@ -174,8 +172,7 @@ REPLAYS: Dict[str, Replay] = {r.name: r for r in (
 	       'mm/tests/filemap_thrash_replay_scenarios.h',
 	       THRASH_METRICS, THRASH_METRICS, ('reads', 'swapouts'),
 	       frozenset({'refault-stops-trim'}),
-	       options=('CONFIG_CGROUPS=y', 'CONFIG_MEMCG=y'),
-	       seed_memory='4G', tabled=THRASH_TOTALS),
+	       config='distro', seed_memory='4G', tabled=THRASH_TOTALS),
 )}
 
 class Expect(enum.Enum):
@@ -673,7 +670,7 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 			f'revert of {", ".join(sorted(rp.fixes))} (kernel/reverts '
 			'of 7.3 has)')
 	opts = s.run_options(filter_glob=rp.suites[req.scale])
-	kconfig_add = [*opts.kconfig_add, *needs, *rp.options, rp.kconfig]
+	kconfig_add = [*opts.kconfig_add, *needs, rp.kconfig]
 	# Hung-task detection on in the arch's kunitconfig, or in a named
 	# configuration, whose options go to kunit.py as --kconfig_add.
 	options = kconfig_add + [line for c in opts.kunitconfigs

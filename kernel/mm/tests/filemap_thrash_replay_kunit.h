@@ -19,7 +19,7 @@
  * A scenario makes a memcg of its own and moves the test's thread into
  * it (as a task is moved, through cgroup.procs), so that the thread's
  * faults charge it: the test's mm is the thread's. It makes a swap device
- * that reclaim may swap out to (mm/tests/swapfile_kunit.h, on while the
+ * that reclaim may swap out to (mm/tests/swapfile_replay_kunit.h, on while the
  * scenario runs, at the lowest priority), an anonymous VMA, and a file
  * on a stub backing store that counts the pages it reads, without I/O
  * and without readahead, its first part mapped VM_EXEC, the rest not,
@@ -39,7 +39,7 @@
  * or reclaim gives up (a failure of the scenario). Reclaim reads the
  * memcg's statistics as last flushed: the periodic flusher is paused
  * while a scenario runs and every memcg's statistics are flushed before
- * each access and each reclaim instead (mm/tests/memcontrol_kunit.h), so
+ * each access and each reclaim instead (mm/tests/memcontrol_replay_kunit.h), so
  * that what reclaim reads depends on the accesses alone, not on when a
  * flush happened to run.
  *
@@ -56,10 +56,11 @@
 
 #ifdef CONFIG_MM_FILEMAP_THRASH_REPLAY_KUNIT_TEST
 
+#include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/swap.h>
 
-#include "swap_kunit.h"
+#include "thrash_replay_hooks.h"
 
 /* The most rounds a scenario runs (the seed's first run: ten). */
 #define FTR_ROUNDS	10
@@ -175,7 +176,7 @@ static const struct address_space_operations filemap_thrash_replay_aops = {
 
 static void filemap_thrash_replay_swapoff(void *data)
 {
-	WARN_ON(swap_state_test_swapoff_writable(data));
+	WARN_ON(swap_replay_swapoff(data));
 }
 
 /*
@@ -188,7 +189,7 @@ static void filemap_thrash_replay_swapon(struct kunit *test,
 {
 	struct swap_info_struct *si;
 
-	si = swap_state_test_swapon_writable(pages + 1, SHRT_MIN);
+	si = swap_replay_swapon(pages + 1, SHRT_MIN);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(si), "swapon: %ld", PTR_ERR(si));
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test,
@@ -198,7 +199,82 @@ static void filemap_thrash_replay_swapon(struct kunit *test,
 
 static void filemap_thrash_replay_stats_resume(void *data)
 {
-	mm_kunit_memcg_stats_resume();
+	memcg_replay_stats_resume();
+}
+
+/* Write @pid into the cgroup.procs of @dir ("": the root) of @mnt. */
+static int filemap_thrash_replay_procs(struct vfsmount *mnt, const char *dir,
+				       pid_t pid)
+{
+	char path[48], buf[16];
+	struct file *file;
+	loff_t pos = 0;
+	ssize_t ret;
+
+	snprintf(path, sizeof(path), "%s%scgroup.procs", dir, *dir ? "/" : "");
+	snprintf(buf, sizeof(buf), "%d", pid);
+	file = file_open_root_mnt(mnt, path, O_WRONLY, 0);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	ret = kernel_write(file, buf, strlen(buf), &pos);
+	fput(file);
+	return ret < 0 ? ret : 0;
+}
+
+struct filemap_thrash_replay_task {
+	struct mm_kunit_memcg *m;
+	pid_t pid;
+};
+
+/*
+ * Move the test's thread back to the root cgroup, from KUnit's cleanup
+ * thread. If the test thread is exiting (a failed assertion ends it),
+ * wait until it has left the cgroup, so that its rmdir finds it empty.
+ */
+static void filemap_thrash_replay_leave(void *data)
+{
+	struct filemap_thrash_replay_task *t = data;
+	struct cgroup *cgrp = t->m->memcg->css.cgroup;
+	int tries;
+
+	filemap_thrash_replay_procs(t->m->mnt, "", t->pid);
+	for (tries = 0; tries < 500 && cgroup_is_populated(cgrp); tries++)
+		msleep(20);
+	WARN_ON(cgroup_is_populated(cgrp));
+}
+
+/*
+ * A memory cgroup of the test's own, with the test's thread moved into
+ * it as user space moves a task (its pid written to cgroup.procs), so
+ * that what the thread charges goes to it: the folios of faults in the
+ * test's mm (whose owner the thread is) and of page cache it adds. The
+ * thread goes back to the root cgroup when the test ends, before the
+ * memcg goes; filemap_thrash_replay_leave_now() moves it back earlier.
+ */
+static struct filemap_thrash_replay_task *
+filemap_thrash_replay_enter(struct kunit *test)
+{
+	struct filemap_thrash_replay_task *t;
+	bool in;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->m = __mm_kunit_memcg_create(test);
+	t->pid = task_pid_nr(current);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, filemap_thrash_replay_leave, t));
+	KUNIT_ASSERT_EQ(test, 0,
+			filemap_thrash_replay_procs(t->m->mnt, t->m->name, t->pid));
+	rcu_read_lock();
+	in = mem_cgroup_from_task(current) == t->m->memcg;
+	rcu_read_unlock();
+	KUNIT_ASSERT_TRUE(test, in);
+	return t;
+}
+
+static int filemap_thrash_replay_leave_now(struct filemap_thrash_replay_task *t)
+{
+	return filemap_thrash_replay_procs(t->m->mnt, "", t->pid);
 }
 
 /* The file, on the stub backing store, nothing cached, no readahead. */
@@ -372,7 +448,7 @@ static bool filemap_thrash_replay_reclaim(struct filemap_thrash_replay *r)
 		pages = filemap_thrash_replay_lru_pages(r->memcg);
 		if (pages <= r->sc->capacity)
 			return true;
-		mm_kunit_memcg_stats_flush();
+		memcg_replay_stats_flush();
 		try_to_free_mem_cgroup_pages(r->memcg, pages - r->sc->capacity,
 					     GFP_KERNEL, MEMCG_RECLAIM_MAY_SWAP,
 					     NULL);
@@ -384,7 +460,7 @@ static bool filemap_thrash_replay_reclaim(struct filemap_thrash_replay *r)
 /* The pages the memcg has swapped out so far. */
 static unsigned long filemap_thrash_replay_swapouts(struct mem_cgroup *memcg)
 {
-	mm_kunit_memcg_stats_flush();
+	memcg_replay_stats_flush();
 	return memcg_events(memcg, PSWPOUT);
 }
 
@@ -401,7 +477,7 @@ static vm_fault_t filemap_thrash_replay_touch(struct filemap_thrash_replay *r,
 	vm_fault_t ret;
 
 	migrate_disable();
-	mm_kunit_memcg_stats_flush();
+	memcg_replay_stats_flush();
 	ret = filemap_thrash_replay_access(vma, addr, write);
 	if (!ret && write && !filemap_thrash_replay_fill(vma, addr))
 		ret = VM_FAULT_OOM;
@@ -432,7 +508,7 @@ filemap_thrash_replay_once(struct kunit *test,
 	struct filemap_thrash_replay_counts c = { };
 	unsigned long exec = sc->exec_pages, data = sc->data_pages;
 	unsigned long i, reads, swapouts, start;
-	struct mm_kunit_memcg_task *t;
+	struct filemap_thrash_replay_task *t;
 	struct filemap_thrash_replay *r;
 	unsigned int round;
 	vm_fault_t ret;
@@ -443,12 +519,12 @@ filemap_thrash_replay_once(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->sc = sc;
 	filemap_thrash_replay_swapon(test, sc->anon_pages);
-	mm_kunit_memcg_stats_pause();
+	memcg_replay_stats_pause();
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test,
 						  filemap_thrash_replay_stats_resume,
 						  NULL));
-	t = mm_kunit_memcg_enter(test);
+	t = filemap_thrash_replay_enter(test);
 	r->memcg = t->m->memcg;
 	filemap_thrash_replay_file(test, r);
 	filemap_thrash_replay_anon_vma(test, r);
@@ -489,7 +565,7 @@ filemap_thrash_replay_once(struct kunit *test,
 		c.swapouts[round] = swapouts - start;
 	}
 	/* Back to the root cgroup while the test thread lives. */
-	KUNIT_EXPECT_EQ(test, 0, mm_kunit_memcg_leave_now(t));
+	KUNIT_EXPECT_EQ(test, 0, filemap_thrash_replay_leave_now(t));
 	/* Nothing is cached before round 0, which touches each page once. */
 	KUNIT_EXPECT_EQ(test, c.reads[0], exec + data);
 	return c;

@@ -120,7 +120,6 @@ static inline unsigned long mm_kunit_vm_event(struct kunit *test,
 
 #ifdef CONFIG_MEMCG
 #include <linux/cgroup.h>
-#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/memcontrol.h>
 #include <linux/mount.h>
@@ -296,81 +295,6 @@ static inline struct mem_cgroup *mm_kunit_memcg_create(struct kunit *test)
 	return __mm_kunit_memcg_create(test)->memcg;
 }
 
-/* Write @pid into the cgroup.procs of @dir ("": the root) of @mnt. */
-static inline int mm_kunit_cgroup_procs(struct vfsmount *mnt, const char *dir,
-					pid_t pid)
-{
-	char path[48], buf[16];
-	struct file *file;
-	loff_t pos = 0;
-	ssize_t ret;
-
-	snprintf(path, sizeof(path), "%s%scgroup.procs", dir, *dir ? "/" : "");
-	snprintf(buf, sizeof(buf), "%d", pid);
-	file = file_open_root_mnt(mnt, path, O_WRONLY, 0);
-	if (IS_ERR(file))
-		return PTR_ERR(file);
-	ret = kernel_write(file, buf, strlen(buf), &pos);
-	fput(file);
-	return ret < 0 ? ret : 0;
-}
-
-struct mm_kunit_memcg_task {
-	struct mm_kunit_memcg *m;
-	pid_t pid;
-};
-
-/*
- * Move the test's thread back to the root cgroup, from KUnit's cleanup
- * thread. If the test thread is exiting (a failed assertion ends it),
- * wait until it has left the cgroup, so that its rmdir finds it empty.
- */
-static inline void mm_kunit_memcg_leave(void *data)
-{
-	struct mm_kunit_memcg_task *t = data;
-	struct cgroup *cgrp = t->m->memcg->css.cgroup;
-	int tries;
-
-	mm_kunit_cgroup_procs(t->m->mnt, "", t->pid);
-	for (tries = 0; tries < 500 && cgroup_is_populated(cgrp); tries++)
-		msleep(20);
-	WARN_ON(cgroup_is_populated(cgrp));
-}
-
-/*
- * A memory cgroup of the test's own, with the test's thread moved into
- * it as user space moves a task (its pid written to cgroup.procs), so
- * that what the thread charges goes to it: the folios of faults in the
- * test's mm (whose owner the thread is) and of page cache it adds. The
- * thread goes back to the root cgroup when the test ends, before the
- * memcg goes; mm_kunit_memcg_leave_now() moves it back earlier.
- */
-static inline struct mm_kunit_memcg_task *
-mm_kunit_memcg_enter(struct kunit *test)
-{
-	struct mm_kunit_memcg_task *t;
-	bool in;
-
-	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t);
-	t->m = __mm_kunit_memcg_create(test);
-	t->pid = task_pid_nr(current);
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, mm_kunit_memcg_leave, t));
-	KUNIT_ASSERT_EQ(test, 0,
-			mm_kunit_cgroup_procs(t->m->mnt, t->m->name, t->pid));
-	rcu_read_lock();
-	in = mem_cgroup_from_task(current) == t->m->memcg;
-	rcu_read_unlock();
-	KUNIT_ASSERT_TRUE(test, in);
-	return t;
-}
-
-static inline int mm_kunit_memcg_leave_now(struct mm_kunit_memcg_task *t)
-{
-	return mm_kunit_cgroup_procs(t->m->mnt, "", t->pid);
-}
-
 /*
  * A memory cgroup of the test's own that has gone offline: removed as
  * rmdir removes it, and waited for until the cgroup core has taken it
@@ -419,13 +343,6 @@ static inline int mm_kunit_memcg_charge(struct folio *folio,
 	set_active_memcg(old);
 	return err;
 }
-
-#ifdef CONFIG_MM_FILEMAP_THRASH_REPLAY_KUNIT_TEST
-/* In mm/tests/memcontrol_kunit.h, for the thrash replay. */
-void mm_kunit_memcg_stats_pause(void);
-void mm_kunit_memcg_stats_resume(void);
-void mm_kunit_memcg_stats_flush(void);
-#endif
 
 #ifdef CONFIG_MM_VMSCAN_KUNIT_TEST
 /* In mm/tests/vmscan_kunit.h, for the workingset tests. */

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The swap devices of the swap KUnit tests: defined in
+ * The swap device of the swap readahead KUnit tests: defined in
  * mm/tests/swapfile_kunit.h, at the end of mm/swapfile.c, and used by
- * mm/tests/swap_state_kunit.h, at the end of mm/swap_state.c, and by
- * mm/tests/filemap_thrash_replay_kunit.h, at the end of mm/filemap.c.
+ * mm/tests/swap_state_kunit.h, at the end of mm/swap_state.c.
  */
 #ifndef _MM_TESTS_SWAP_KUNIT_H
 #define _MM_TESTS_SWAP_KUNIT_H
@@ -15,8 +14,5 @@ struct swap_info_struct;
 
 struct swap_info_struct *swap_state_test_swapon(unsigned int nr_pages);
 void swap_state_test_swapoff(struct swap_info_struct *si);
-struct swap_info_struct *swap_state_test_swapon_writable(unsigned int nr_pages,
-							 int prio);
-int swap_state_test_swapoff_writable(struct swap_info_struct *si);
 
 #endif /* _MM_TESTS_SWAP_KUNIT_H */

@@ -13,9 +13,9 @@
  * workingset_test_recent()) as they were last flushed, and the periodic
  * flusher flushes every memcg every FLUSH_TIME, wherever reclaim is: a
  * flush in the middle of a reclaim changes what its later steps read.
- * mm_kunit_memcg_stats_pause() stops that flusher until
- * mm_kunit_memcg_stats_resume(); meanwhile the replay flushes every memcg
- * with mm_kunit_memcg_stats_flush() before each of its steps, as the
+ * memcg_replay_stats_pause() stops that flusher until
+ * memcg_replay_stats_resume(); meanwhile the replay flushes every memcg
+ * with memcg_replay_stats_flush() before each of its steps, as the
  * flusher would (flush_last_time included, so that the rate-limited
  * flushes of readers find the statistics fresh), so that the system's
  * statistics are no older than the replay's last step.
@@ -23,21 +23,21 @@
 
 #ifdef CONFIG_MM_FILEMAP_THRASH_REPLAY_KUNIT_TEST
 
-#include "mm_kunit.h"
+#include "thrash_replay_hooks.h"
 
-void mm_kunit_memcg_stats_pause(void)
+void memcg_replay_stats_pause(void)
 {
 	disable_delayed_work_sync(&stats_flush_dwork);
 }
 
-void mm_kunit_memcg_stats_resume(void)
+void memcg_replay_stats_resume(void)
 {
 	if (enable_delayed_work(&stats_flush_dwork))
 		queue_delayed_work(system_dfl_wq, &stats_flush_dwork,
 				   FLUSH_TIME);
 }
 
-void mm_kunit_memcg_stats_flush(void)
+void memcg_replay_stats_flush(void)
 {
 	__mem_cgroup_flush_stats(root_mem_cgroup, true);
 }
