@@ -112,9 +112,9 @@ class Replay:
 	# The configuration it runs in (kunit-configs/ARCH-NAME.config)
 	# where none is named.
 	config: Optional[str] = None
-	# The kernel's memory at the seed scale (mem=, -m), where kunit.py's
-	# 1 GiB cannot hold it.
-	seed_memory: Optional[str] = None
+	# The kernel's memory at each scale (mem=, -m), where kunit.py's 1 GiB
+	# cannot hold it, or holds it only under pressure of its own.
+	memory: Tuple[Tuple[Scale, str], ...] = ()
 	# The columns printed as tables (the CSV has every column); all if
 	# empty.
 	tabled: Tuple[str, ...] = ()
@@ -172,7 +172,11 @@ REPLAYS: Dict[str, Replay] = {r.name: r for r in (
 	       'mm/tests/filemap_thrash_replay_scenarios.h',
 	       THRASH_METRICS, THRASH_METRICS, ('reads', 'swapouts'),
 	       frozenset({'refault-stops-trim'}),
-	       config='distro', seed_memory='4G', tabled=THRASH_TOTALS),
+	       config='distro', tabled=THRASH_TOTALS,
+	       # x86_64's distro configuration splits memory into 4 nodes
+	       # (numa=fake=4): each node holds a scenario's memcg, so that
+	       # no node's kswapd reclaims it meanwhile.
+	       memory=((Scale.SMALL, '4G'), (Scale.SEED, '12G'))),
 )}
 
 class Expect(enum.Enum):
@@ -680,8 +684,8 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	opts = dataclasses.replace(opts, kconfig_add=kconfig_add)
 	if req.scale is Scale.SEED:
 		opts = dataclasses.replace(opts, timeout=SEED_TIMEOUT)
-	if req.scale is Scale.SEED and rp.seed_memory:
-		opts = dataclasses.replace(opts, memory=rp.seed_memory)
+	if req.scale in dict(rp.memory):
+		opts = dataclasses.replace(opts, memory=dict(rp.memory)[req.scale])
 	if req.scale is Scale.SEED and rp.relative and rp.sized:
 		opts = dataclasses.replace(opts, memory=memory(
 			table_rows, arches.ARCHES[s.build.arch].page_size))

@@ -27,10 +27,9 @@
  * is written (a write fault, then the page filled with ones, as the
  * seed's memset() fills it); then the file is touched in rounds, in file
  * order or page i of each part in turn, as the seed reads it. An access
- * is taken as an arch that keeps the accessed bit in software takes it:
- * nothing while a young PTE maps the page, else handle_mm_fault() (a
- * read fault where no PTE maps it, an access fault where an old one
- * does), retried with FAULT_FLAG_TRIED.
+ * through a PTE that maps the page sets its accessed bit, as the MMU
+ * does; where none does, handle_mm_fault() takes the fault first, as the
+ * arch fault handler runs it, retried with FAULT_FLAG_TRIED.
  *
  * The memcg's limit is its capacity, in pages on its LRU lists: after
  * each access (its LRU batch drained, on the CPU that filled it), the
@@ -49,9 +48,10 @@
  * last round's reads, as KTAP diagnostics ("# replay: ..."), to compare
  * builds with and without the change. They check what holds on every
  * build: every access ends with its page mapped by a young PTE, the
- * memcg is back at its capacity after each access, round 0 reads the
- * whole file, and, at small scale, a second replay gives the same
- * numbers.
+ * memcg is back at its capacity after each access, no kswapd scanned
+ * meanwhile (a node too small for the memcg would reclaim it behind the
+ * replay's back), round 0 reads the whole file, and, at small scale, a
+ * second replay gives the same numbers.
  */
 
 #ifdef CONFIG_MM_FILEMAP_THRASH_REPLAY_KUNIT_TEST
@@ -202,6 +202,40 @@ static void filemap_thrash_replay_stats_resume(void *data)
 	memcg_replay_stats_resume();
 }
 
+struct filemap_thrash_replay_pin {
+	struct task_struct *task;
+	struct cpumask allowed;
+};
+
+static void filemap_thrash_replay_unpin(void *data)
+{
+	struct filemap_thrash_replay_pin *pin = data;
+
+	set_cpus_allowed_ptr(pin->task, &pin->allowed);
+	put_task_struct(pin->task);
+}
+
+/*
+ * Keep the test's thread on the first online CPU until the test ends, so
+ * that every page it faults comes from that CPU's node, and reclaim of
+ * the memcg starts from it, run after run.
+ */
+static void filemap_thrash_replay_pin(struct kunit *test)
+{
+	struct filemap_thrash_replay_pin *pin;
+
+	pin = kunit_kzalloc(test, sizeof(*pin), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pin);
+	pin->task = get_task_struct(current);
+	cpumask_copy(&pin->allowed, current->cpus_ptr);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, filemap_thrash_replay_unpin,
+						  pin));
+	KUNIT_ASSERT_EQ(test, 0,
+			set_cpus_allowed_ptr(current,
+					     cpumask_of(cpumask_first(cpu_online_mask))));
+}
+
 /* Write @pid into the cgroup.procs of @dir ("": the root) of @mnt. */
 static int filemap_thrash_replay_procs(struct vfsmount *mnt, const char *dir,
 				       pid_t pid)
@@ -298,7 +332,10 @@ static void filemap_thrash_replay_file(struct kunit *test,
 	r->ft.file = file;
 }
 
-/* The anonymous VMA, in the test's own mm, unmapped by an action. */
+/*
+ * The anonymous VMA, in the test's own mm, mapped with pages of its own
+ * (no THP), unmapped by an action.
+ */
 static void filemap_thrash_replay_anon_vma(struct kunit *test,
 					   struct filemap_thrash_replay *r)
 {
@@ -319,23 +356,28 @@ static void filemap_thrash_replay_anon_vma(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, filemap_test_unmap,
 						  unmap));
-	mmap_read_lock(current->mm);
+	/* Pages of its own, not THPs, as madvise(MADV_NOHUGEPAGE) makes. */
+	mmap_write_lock(current->mm);
 	r->anon = find_vma(current->mm, addr);
-	mmap_read_unlock(current->mm);
+	if (r->anon && r->anon->vm_start == addr)
+		vm_flags_set(r->anon, VM_NOHUGEPAGE);
+	mmap_write_unlock(current->mm);
 	KUNIT_ASSERT_NOT_NULL(test, r->anon);
 	KUNIT_ASSERT_EQ(test, addr, r->anon->vm_start);
 }
 
 /*
- * Read the PTE that maps @addr in @vma's mm, allocating nothing; false if
- * no page table covers it.
+ * What the MMU does on an access to @addr of @vma through a present PTE
+ * (writable, for a write): set its accessed bit (and its dirty bit, for a
+ * write), under the PT lock. Returns false if no such PTE maps @addr.
  */
-static bool filemap_thrash_replay_pte(struct vm_area_struct *vma,
-				      unsigned long addr, pte_t *pte)
+static bool filemap_thrash_replay_mkyoung(struct vm_area_struct *vma,
+					  unsigned long addr, bool write)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	spinlock_t *ptl;	/* the PT lock of the PTE page */
 	pte_t *ptep = NULL;
+	bool mapped = false;
 	pmd_t *pmd;
 
 	mmap_read_lock(mm);
@@ -343,20 +385,27 @@ static bool filemap_thrash_replay_pte(struct vm_area_struct *vma,
 	if (pmd)
 		ptep = pte_offset_map_lock(mm, pmd, addr, &ptl);
 	if (ptep) {
-		*pte = ptep_get(ptep);
+		pte_t pte = ptep_get(ptep);
+
+		mapped = pte_present(pte) && (!write || pte_write(pte));
+		if (mapped && (!pte_young(pte) || (write && !pte_dirty(pte)))) {
+			pte = pte_mkyoung(pte);
+			if (write)
+				pte = pte_mkdirty(pte);
+			set_pte_at(mm, addr, ptep, pte);
+		}
 		pte_unmap_unlock(ptep, ptl);
 	}
 	mmap_read_unlock(mm);
-	return ptep;
+	return mapped;
 }
 
 /*
- * An access to @addr of @vma, a write if @write, as an arch that keeps
- * the accessed bit in software takes it: nothing if a young PTE maps it
- * (writable, for a write); else handle_mm_fault(), as the arch fault
- * handler runs it, retried with FAULT_FLAG_TRIED if it returns
- * VM_FAULT_RETRY, until one does (a read fault maps the page, an access
- * fault makes the PTE young). Returns 0 or the fault's error bits.
+ * An access to @addr of @vma, a write if @write: where a PTE maps the page
+ * (writable, for a write), the MMU marks it accessed; else a fault,
+ * handle_mm_fault() as the arch fault handler runs it, retried with
+ * FAULT_FLAG_TRIED if it returns VM_FAULT_RETRY, and then the access.
+ * Returns 0 or the fault's error bits.
  */
 static vm_fault_t filemap_thrash_replay_access(struct vm_area_struct *vma,
 					       unsigned long addr, bool write)
@@ -366,12 +415,9 @@ static vm_fault_t filemap_thrash_replay_access(struct vm_area_struct *vma,
 	struct mm_struct *mm = vma->vm_mm;
 	vm_fault_t ret;
 	int tries;
-	pte_t pte;
 
-	for (tries = 0; tries < 4; tries++) {
-		if (filemap_thrash_replay_pte(vma, addr, &pte) &&
-		    pte_present(pte) && pte_young(pte) &&
-		    (!write || pte_write(pte)))
+	for (tries = 0; tries < 3; tries++) {
+		if (filemap_thrash_replay_mkyoung(vma, addr, write))
 			return 0;
 		mmap_read_lock(mm);
 		ret = handle_mm_fault(vma, addr, flags, NULL);
@@ -507,7 +553,7 @@ filemap_thrash_replay_once(struct kunit *test,
 {
 	struct filemap_thrash_replay_counts c = { };
 	unsigned long exec = sc->exec_pages, data = sc->data_pages;
-	unsigned long i, reads, swapouts, start;
+	unsigned long i, reads, swapouts, start, kswapd;
 	struct filemap_thrash_replay_task *t;
 	struct filemap_thrash_replay *r;
 	unsigned int round;
@@ -518,6 +564,7 @@ filemap_thrash_replay_once(struct kunit *test,
 	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->sc = sc;
+	filemap_thrash_replay_pin(test);
 	filemap_thrash_replay_swapon(test, sc->anon_pages);
 	memcg_replay_stats_pause();
 	KUNIT_ASSERT_EQ(test, 0,
@@ -535,6 +582,7 @@ filemap_thrash_replay_once(struct kunit *test,
 	}
 	r->data = filemap_test_mmap_at(test, &r->ft, 0, exec, data, PROT_READ);
 
+	kswapd = mm_kunit_vm_event(test, PGSCAN_KSWAPD);
 	start = filemap_thrash_replay_swapouts(r->memcg);
 	for (i = 0; i < sc->anon_pages; i++) {
 		ret = filemap_thrash_replay_touch(r, r->anon,
@@ -564,6 +612,10 @@ filemap_thrash_replay_once(struct kunit *test,
 		c.reads[round] = r->ft.nr_reads - reads;
 		c.swapouts[round] = swapouts - start;
 	}
+	/* Nothing but the replay's reclaim scanned: no kswapd woke. */
+	KUNIT_EXPECT_EQ_MSG(test, kswapd, mm_kunit_vm_event(test, PGSCAN_KSWAPD),
+			    "%s: kswapd scanned meanwhile: a node of the kernel is too small for the memcg",
+			    sc->desc);
 	/* Back to the root cgroup while the test thread lives. */
 	KUNIT_EXPECT_EQ(test, 0, filemap_thrash_replay_leave_now(t));
 	/* Nothing is cached before round 0, which touches each page once. */
