@@ -44,7 +44,9 @@
  *
  * Without the change (the rule reverted: kernel/reverts in the harness)
  * the second way to leave cache trim mode stays: the activations of
- * refaults in 7.3 still make the inactive file list low. So every bound
+ * refaults still make the inactive file list low, since "mm: workingset:
+ * let cache workingset challenge anon" (5.8) counts the anonymous lists
+ * in a file refault's workingset. So every bound
  * holds with and without it (reverted_fails is false in every row): on
  * 7.3 the seed's "before", every round read from disk, does not come
  * back when its rule alone is reverted. The replay shows where the rule
