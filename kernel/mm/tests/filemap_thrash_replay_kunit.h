@@ -461,19 +461,23 @@ static bool filemap_thrash_replay_fill(struct vm_area_struct *vma,
 	return page;
 }
 
-/* The pages on @memcg's evictable LRU lists, exactly. */
+/*
+ * The pages on @memcg's evictable LRU lists, exactly: its statistics
+ * flushed, which both LRUs keep (the classic LRU's per-zone sizes do not
+ * count the multi-gen LRU's folios).
+ */
 static unsigned long filemap_thrash_replay_lru_pages(struct mem_cgroup *memcg)
 {
 	unsigned long nr = 0;
 	enum lru_list lru;
-	int nid, zid;
+	int nid;
 
+	memcg_replay_stats_flush();
 	for_each_node_state(nid, N_MEMORY) {
 		struct lruvec *lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(nid));
 
 		for_each_evictable_lru(lru)
-			for (zid = 0; zid < MAX_NR_ZONES; zid++)
-				nr += mem_cgroup_get_zone_lru_size(lruvec, lru, zid);
+			nr += lruvec_page_state(lruvec, NR_LRU_BASE + lru);
 	}
 	return nr;
 }
@@ -494,7 +498,6 @@ static bool filemap_thrash_replay_reclaim(struct filemap_thrash_replay *r)
 		pages = filemap_thrash_replay_lru_pages(r->memcg);
 		if (pages <= r->sc->capacity)
 			return true;
-		memcg_replay_stats_flush();
 		try_to_free_mem_cgroup_pages(r->memcg, pages - r->sc->capacity,
 					     GFP_KERNEL, MEMCG_RECLAIM_MAY_SWAP,
 					     NULL);
