@@ -555,8 +555,14 @@ def plot(rows: Sequence[Row], png: Path,
 	for metric in metrics:
 		data = png.with_name(f'{metric}.tsv')
 		data.write_text(wide(rows, metric))
-		script += (f'set title "{metric} (log scale)"\n'
-			   f'plot for [i=2:{nbuilds + 1}] "{data}" using i:xtic(1) '
+		# A log scale has no place for a panel of zeros alone.
+		zeros = all(r.get(metric) <= 0 for r in rows)
+		script += ('unset logscale y\nset yrange [0:1]\n'
+			   f'set title "{metric} (0 in every build)"\n'
+			   if zeros else
+			   'set logscale y\nset yrange [0.01:*]\n'
+			   f'set title "{metric} (log scale)"\n')
+		script += (f'plot for [i=2:{nbuilds + 1}] "{data}" using i:xtic(1) '
 			   'title columnheader(i)\n')
 	script += 'unset multiplot\n'
 	png.unlink(missing_ok=True)

@@ -633,3 +633,17 @@ def test_the_thrash_replay_reads_its_rounds_and_its_bounds() -> None:
 		'swapouts >= 6400']
 	assert not any(c.reverted_fails for c in cases)
 	assert set(THRASH.tabled) < set(THRASH.columns)
+
+
+def test_a_plotted_count_that_is_0_everywhere_gets_a_panel(
+		tmp_path: Path) -> None:
+	"""A log scale has no room for zeros alone: such a panel is drawn
+	on a linear one, not refused by gnuplot."""
+	metrics = ('reads', 'swapouts')
+	rows = [replay.Row(b, 'a row', (100, 0), metrics)
+		for b in ('reverted', 'as merged')]
+	png = tmp_path / 'replay.png'
+	replay.plot(rows, png, metrics, title='zeros')
+	assert png.stat().st_size > 0
+	assert (tmp_path / 'swapouts.tsv').read_text().splitlines()[1] == \
+		'a row\t0\t0'
