@@ -16,11 +16,12 @@
  *    anonymous memory and a 200 MB file
  *    (mm/tests/filemap_thrash_replay_scenarios.h says how).
  *
- * A scenario makes a memcg of its own and moves the test's thread into
- * it (as a task is moved, through cgroup.procs), so that the thread's
- * faults charge it: the test's mm is the thread's. It makes a swap device
- * that reclaim may swap out to (mm/tests/swapfile_replay_kunit.h, on while the
- * scenario runs, at the lowest priority), an anonymous VMA, and a file
+ * A scenario keeps the test's thread on the first online CPU, makes a
+ * memcg of its own and moves the thread into it (as a task is moved,
+ * through cgroup.procs), so that the thread's faults charge it: the
+ * test's mm is the thread's. It makes a swap device that reclaim may swap
+ * out to (mm/tests/swapfile_replay_kunit.h, on while the scenario runs,
+ * at the lowest priority), an anonymous VMA, and a file
  * on a stub backing store that counts the pages it reads, without I/O
  * and without readahead, its first part mapped VM_EXEC, the rest not,
  * as the seed's program maps it. First every page of the anonymous VMA
