@@ -172,6 +172,36 @@ static void filemap_test_put_file(void *data)
 }
 
 /*
+ * A new file @name of @nr_pages pages whose page cache @aops reads, with
+ * @private as its inode's, a read-around window of @ra_pages and nothing
+ * in the page cache; dropped (with its page cache) by an action.
+ */
+static struct file *
+filemap_test_new_file(struct kunit *test, const char *name,
+		      const struct address_space_operations *aops,
+		      void *private, unsigned long nr_pages,
+		      unsigned int ra_pages)
+{
+	struct inode *inode;
+	struct file *file;
+
+	file = anon_inode_create_getfile(name, &filemap_test_fops, NULL,
+					 O_RDWR, NULL);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(file), "anon inode: %ld",
+			       PTR_ERR(file));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, filemap_test_put_file,
+						  file));
+	inode = file_inode(file);
+	inode->i_private = private;
+	inode->i_mapping->a_ops = aops;
+	i_size_write(inode, nr_pages << PAGE_SHIFT);
+	file->f_ra.ra_pages = ra_pages;
+	file->f_ra.mmap_miss = 0;
+	return file;
+}
+
+/*
  * A new file of FILEMAP_TEST_FILE_PAGES pages with the stub backing store,
  * a read-around window of @ra_pages and nothing in the page cache; dropped
  * (with its page cache) by an action.
@@ -180,25 +210,12 @@ static struct filemap_test_file *filemap_test_create(struct kunit *test,
 						     unsigned int ra_pages)
 {
 	struct filemap_test_file *ft;
-	struct inode *inode;
-	struct file *file;
 
 	ft = kunit_kzalloc(test, sizeof(*ft), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ft);
-	file = anon_inode_create_getfile("[mm_filemap_kunit]",
-					 &filemap_test_fops, NULL, O_RDWR, NULL);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(file), "anon inode: %ld",
-			       PTR_ERR(file));
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, filemap_test_put_file,
-						  file));
-	inode = file_inode(file);
-	inode->i_private = ft;
-	inode->i_mapping->a_ops = &filemap_test_aops;
-	i_size_write(inode, FILEMAP_TEST_FILE_PAGES << PAGE_SHIFT);
-	file->f_ra.ra_pages = ra_pages;
-	file->f_ra.mmap_miss = 0;
-	ft->file = file;
+	ft->file = filemap_test_new_file(test, "[mm_filemap_kunit]",
+					 &filemap_test_aops, ft,
+					 FILEMAP_TEST_FILE_PAGES, ra_pages);
 	return ft;
 }
 

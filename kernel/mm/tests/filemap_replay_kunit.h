@@ -228,22 +228,10 @@ static const struct address_space_operations filemap_replay_aops = {
 static void filemap_replay_create(struct kunit *test,
 				  struct filemap_replay_state *rp)
 {
-	struct inode *inode;
-	struct file *file;
-
-	file = anon_inode_create_getfile("[mm_filemap_replay]",
-					 &filemap_test_fops, NULL, O_RDWR, NULL);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, filemap_test_put_file,
-						  file));
-	inode = file_inode(file);
-	inode->i_private = rp;
-	inode->i_mapping->a_ops = &filemap_replay_aops;
-	i_size_write(inode, rp->sc->file_pages << PAGE_SHIFT);
-	file->f_ra.ra_pages = rp->sc->ra_pages;
-	file->f_ra.mmap_miss = 0;
-	rp->ft.file = file;
+	rp->ft.file = filemap_test_new_file(test, "[mm_filemap_replay]",
+					    &filemap_replay_aops, rp,
+					    rp->sc->file_pages,
+					    rp->sc->ra_pages);
 }
 
 /* How many pages the scenario touches. */

@@ -242,18 +242,10 @@ static int filemap_thrash_replay_procs(struct vfsmount *mnt, const char *dir,
 				       pid_t pid)
 {
 	char path[48], buf[16];
-	struct file *file;
-	loff_t pos = 0;
-	ssize_t ret;
 
 	snprintf(path, sizeof(path), "%s%scgroup.procs", dir, *dir ? "/" : "");
 	snprintf(buf, sizeof(buf), "%d", pid);
-	file = file_open_root_mnt(mnt, path, O_WRONLY, 0);
-	if (IS_ERR(file))
-		return PTR_ERR(file);
-	ret = kernel_write(file, buf, strlen(buf), &pos);
-	fput(file);
-	return ret < 0 ? ret : 0;
+	return mm_kunit_cgroup_write(mnt, path, buf);
 }
 
 struct filemap_thrash_replay_task {
@@ -316,21 +308,10 @@ static int filemap_thrash_replay_leave_now(struct filemap_thrash_replay_task *t)
 static void filemap_thrash_replay_file(struct kunit *test,
 				       struct filemap_thrash_replay *r)
 {
-	struct inode *inode;
-	struct file *file;
-
-	file = anon_inode_create_getfile("[mm_filemap_thrash_replay]",
-					 &filemap_test_fops, NULL, O_RDWR, NULL);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
-	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, filemap_test_put_file,
-						  file));
-	inode = file_inode(file);
-	inode->i_private = r;
-	inode->i_mapping->a_ops = &filemap_thrash_replay_aops;
-	i_size_write(inode, (r->sc->exec_pages + r->sc->data_pages) << PAGE_SHIFT);
-	file->f_ra.ra_pages = 0;
-	r->ft.file = file;
+	r->ft.file = filemap_test_new_file(test, "[mm_filemap_thrash_replay]",
+					   &filemap_thrash_replay_aops, r,
+					   r->sc->exec_pages + r->sc->data_pages,
+					   0);
 }
 
 /*
@@ -368,15 +349,18 @@ static void filemap_thrash_replay_anon_vma(struct kunit *test,
 }
 
 /*
- * What the MMU does on an access to @addr of @vma through a present PTE
- * (writable, for a write): set its accessed bit (and its dirty bit, for a
- * write), under the PT lock. Returns false if no such PTE maps @addr.
+ * The access to @addr of @vma through a present PTE (writable, for a
+ * write), as the MMU and the CPU make it, under the PT lock: the PTE's
+ * accessed bit set (and its dirty bit, for a write), and a write stores
+ * ones in the whole page, as the seed's memset() fills its anonymous
+ * memory. Returns false if no such PTE maps @addr.
  */
 static bool filemap_thrash_replay_mkyoung(struct vm_area_struct *vma,
 					  unsigned long addr, bool write)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	spinlock_t *ptl;	/* the PT lock of the PTE page */
+	struct page *page = NULL;
 	pte_t *ptep = NULL;
 	bool mapped = false;
 	pmd_t *pmd;
@@ -389,12 +373,17 @@ static bool filemap_thrash_replay_mkyoung(struct vm_area_struct *vma,
 		pte_t pte = ptep_get(ptep);
 
 		mapped = pte_present(pte) && (!write || pte_write(pte));
+		if (mapped && write)
+			page = vm_normal_page(vma, addr, pte);
+		mapped &= !write || page;
 		if (mapped && (!pte_young(pte) || (write && !pte_dirty(pte)))) {
 			pte = pte_mkyoung(pte);
 			if (write)
 				pte = pte_mkdirty(pte);
 			set_pte_at(mm, addr, ptep, pte);
 		}
+		if (page)
+			memset_page(page, 0, 1, PAGE_SIZE);
 		pte_unmap_unlock(ptep, ptl);
 	}
 	mmap_read_unlock(mm);
@@ -430,36 +419,6 @@ static vm_fault_t filemap_thrash_replay_access(struct vm_area_struct *vma,
 			flags |= FAULT_FLAG_TRIED;
 	}
 	return VM_FAULT_RETRY;
-}
-
-/*
- * Fill the page mapped at @addr of @vma with ones, as the seed's
- * memset() fills its anonymous memory after the write fault.
- */
-static bool filemap_thrash_replay_fill(struct vm_area_struct *vma,
-				       unsigned long addr)
-{
-	struct mm_struct *mm = vma->vm_mm;
-	spinlock_t *ptl;	/* the PT lock of the PTE page */
-	struct page *page = NULL;
-	pte_t *ptep = NULL;
-	pmd_t *pmd;
-
-	mmap_read_lock(mm);
-	pmd = mm_find_pmd(mm, addr);
-	if (pmd)
-		ptep = pte_offset_map_lock(mm, pmd, addr, &ptl);
-	if (ptep) {
-		pte_t pte = ptep_get(ptep);
-
-		if (pte_present(pte) && pte_write(pte))
-			page = vm_normal_page(vma, addr, pte);
-		if (page)
-			memset_page(page, 0, 1, PAGE_SIZE);
-		pte_unmap_unlock(ptep, ptl);
-	}
-	mmap_read_unlock(mm);
-	return page;
 }
 
 /*
@@ -515,10 +474,10 @@ static unsigned long filemap_thrash_replay_swapouts(struct mem_cgroup *memcg)
 }
 
 /*
- * Access @addr of @vma (filling the page with ones if @write), then bring
+ * Access @addr of @vma (a write fills the page with ones), then bring
  * the memcg back to its capacity, on one CPU throughout. Returns 0, or
  * the fault's error bits, or VM_FAULT_OOM if reclaim could not bring the
- * memcg back (or the page could not be filled).
+ * memcg back.
  */
 static vm_fault_t filemap_thrash_replay_touch(struct filemap_thrash_replay *r,
 					      struct vm_area_struct *vma,
@@ -529,8 +488,6 @@ static vm_fault_t filemap_thrash_replay_touch(struct filemap_thrash_replay *r,
 	migrate_disable();
 	memcg_replay_stats_flush();
 	ret = filemap_thrash_replay_access(vma, addr, write);
-	if (!ret && write && !filemap_thrash_replay_fill(vma, addr))
-		ret = VM_FAULT_OOM;
 	if (!ret && !filemap_thrash_replay_reclaim(r))
 		ret = VM_FAULT_OOM;
 	migrate_enable();

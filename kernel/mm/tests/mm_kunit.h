@@ -144,19 +144,26 @@ struct mm_kunit_memcg {
 	char name[32];
 };
 
-static inline int mm_kunit_subtree_control(struct vfsmount *mnt,
-					   const char *cmd)
+/* Write @text into the file @path of the cgroup2 mount @mnt. */
+static inline int mm_kunit_cgroup_write(struct vfsmount *mnt,
+					const char *path, const char *text)
 {
 	struct file *file;
 	loff_t pos = 0;
 	ssize_t ret;
 
-	file = file_open_root_mnt(mnt, "cgroup.subtree_control", O_WRONLY, 0);
+	file = file_open_root_mnt(mnt, path, O_WRONLY, 0);
 	if (IS_ERR(file))
 		return PTR_ERR(file);
-	ret = kernel_write(file, cmd, strlen(cmd), &pos);
+	ret = kernel_write(file, text, strlen(text), &pos);
 	fput(file);
 	return ret < 0 ? ret : 0;
+}
+
+static inline int mm_kunit_subtree_control(struct vfsmount *mnt,
+					   const char *cmd)
+{
+	return mm_kunit_cgroup_write(mnt, "cgroup.subtree_control", cmd);
 }
 
 /*
