@@ -690,8 +690,9 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	opts = dataclasses.replace(opts, kconfig_add=kconfig_add)
 	if req.scale is Scale.SEED:
 		opts = dataclasses.replace(opts, timeout=SEED_TIMEOUT)
-	if req.scale in dict(rp.memory):
-		opts = dataclasses.replace(opts, memory=dict(rp.memory)[req.scale])
+	scale_memory = dict(rp.memory).get(req.scale)
+	if scale_memory:
+		opts = dataclasses.replace(opts, memory=scale_memory)
 	if req.scale is Scale.SEED and rp.relative and rp.sized:
 		opts = dataclasses.replace(opts, memory=memory(
 			table_rows, arches.ARCHES[s.build.arch].page_size))
