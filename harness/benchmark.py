@@ -45,6 +45,7 @@ import time
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
+from mmkunit.arches import ARCHES
 from mmkunit.replay import REPLAYS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -152,7 +153,8 @@ def edit_loop(work: Path, overlay: Path, env: Dict[str, str],
 		link_cmd = links[-1].lstrip('+ ') if links else ''
 		link_s = median('link vmlinux once', lambda: timed(
 			'link', [link_cmd], env, build, shell=True)) if link_cmd else 0.0
-		boot = [str(build / 'linux'), *kernel_args,
+		# As the harness boots a run of one suite: on one CPU first.
+		boot = [str(build / 'linux'), *kernel_args, *ARCHES[arch].one_cpu,
 			f'kunit.filter_glob={suite}', 'kunit.enable=1', 'mem=1G',
 			'console=tty', 'kunit_shutdown=halt']
 		run_s = median(f'run {suite}', lambda: timed(

@@ -190,6 +190,10 @@ class RunOptions:
 	memory: Optional[str] = None
 	# Seconds the tests may run (kunit.py --timeout); None: kunit.py's.
 	timeout: Optional[int] = None
+	# Boot options that put the kernel on fewer CPUs than kernel_args
+	# give it (the arch's one_cpu), for the first boot of a run: a test
+	# that skips for want of CPUs boots again without them (run_kunit).
+	few_cpus: Sequence[str] = ()
 
 
 def ccache_options(ccache_dir: Path,
@@ -329,12 +333,48 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 	before the end, names the test it died in and runs, in further boots,
 	the tests that did not run (see _run_the_rest)."""
 	started = time.monotonic()
-	result, lines = _run_once(tree, build_dir, opts, results_dir,
+	first = dataclasses.replace(
+		opts, kernel_args=[*opts.kernel_args, *opts.few_cpus], few_cpus=())
+	result, lines = _run_once(tree, build_dir, first, results_dir,
 				  prebuilt_config, exec_only)
 	if result.booted and not ktap.complete(lines) and opts.rerun_after_crash:
-		result = _run_the_rest(tree, build_dir, opts, result, lines)
+		result = _run_the_rest(tree, build_dir, first, result, lines)
+	if opts.few_cpus:
+		result = _run_needing_cpus(tree, build_dir, opts, result)
 	result.seconds = time.monotonic() - started
 	return result
+
+
+# What a test that needs more CPUs than the kernel booted with says as it
+# skips (the suites' kunit_skip(test, "needs two CPUs: ...")).
+_NEEDS_CPUS = re.compile(r'needs (?:two|[0-9]+) CPUs')
+
+
+def _run_needing_cpus(tree: Path, build_dir: Path, opts: RunOptions,
+		      first: RunResult) -> RunResult:
+	"""After a first boot on opts.few_cpus: each test that skipped for
+	want of CPUs boots again with opts.kernel_args alone (a boot a test),
+	and its results replace the skips."""
+	tests = sorted({'.'.join(c.name.split('.')[:2]) for c in first.cases
+			if c.status is Status.SKIP and
+			_NEEDS_CPUS.match(c.skip_reason or '')})
+	if not tests:
+		return first
+	merged = dataclasses.replace(first, cases=list(first.cases),
+				     complaints=list(first.complaints))
+	for n, test in enumerate(tests, start=1):
+		progress.progress(f'{test} needs more CPUs: booting again with '
+				  f'{" ".join(opts.kernel_args)}')
+		again = _run_once(tree, build_dir,
+				  dataclasses.replace(opts, filter_glob=test,
+						      few_cpus=(), quiet=True),
+				  first.results_dir / f'cpus-{n}', exec_only=True)[0]
+		merged.cases = [c for c in merged.cases
+				if c.name != test and
+				not c.name.startswith(test + '.')] + again.cases
+		merged.complaints += again.complaints
+		merged.error = merged.error or again.error
+	return merged
 
 
 def _run_once(tree: Path, build_dir: Path, opts: RunOptions,

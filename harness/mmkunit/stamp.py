@@ -97,17 +97,25 @@ def _read(build_dir: Path) -> Dict[str, object]:
 	return stamp
 
 
-def _none_newer(src: Path, build_dir: Path,
-		ignored: Sequence[str] = ()) -> bool:
-	"""Whether no file of src, but those whose names end in one of
-	ignored, is newer than build_dir's stamp."""
-	newer = subprocess.run(['find', str(src), '-newer',
-				str(build_dir / STAMP), '-type', 'f',
-				*(a for suffix in ignored
-				  for a in ('!', '-name', f'*{suffix}')),
-				'-print', '-quit'],
-			       capture_output=True, text=True)
-	return newer.returncode == 0 and not newer.stdout
+class TreeCheck:
+	"""find over a tree for a file newer than a build's stamp, started
+	at once and left to run while the caller does something else (boots
+	the stamped kernel) until it asks for the answer."""
+
+	def __init__(self, src: Path, build_dir: Path,
+		     ignored: Sequence[str] = ()) -> None:
+		# Those whose names end in one of ignored do not count.
+		self._find = subprocess.Popen(
+			['find', str(src), '-newer', str(build_dir / STAMP),
+			 '-type', 'f',
+			 *(a for suffix in ignored for a in ('!', '-name', f'*{suffix}')),
+			 '-print', '-quit'],
+			stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+	def none_newer(self) -> bool:
+		"""Whether no file of the tree is newer than the stamp."""
+		out, _ = self._find.communicate()
+		return self._find.returncode == 0 and not out
 
 
 def config_holds(build_dir: Path, src: Path, arch: str,
@@ -127,15 +135,24 @@ def config_holds(build_dir: Path, src: Path, arch: str,
 		made.get('.config') == outputs['.config'] and
 		all(f.endswith(_CONFIG_FREE) for f in written)):
 		return False
-	return _none_newer(src, build_dir, _CONFIG_FREE)
+	return TreeCheck(src, build_dir, _CONFIG_FREE).none_newer()
+
+
+def holding(build_dir: Path, src: Path, arch: str,
+	    digest: Optional[str]) -> Optional[TreeCheck]:
+	"""If build_dir holds the kernel a build of digest's inputs makes, as
+	it was left after that build, the check (started) that no file of
+	src changed since, which must also pass; else None."""
+	stamp = _read(build_dir)
+	if not digest or stamp.get('inputs') != digest or \
+	   stamp.get('outputs') != _outputs(build_dir, arch):
+		return None
+	return TreeCheck(src, build_dir)
 
 
 def holds(build_dir: Path, src: Path, arch: str,
 	  digest: Optional[str]) -> bool:
 	"""Whether build_dir holds the kernel a build of digest's inputs
 	from src makes, as it was left after that build."""
-	stamp = _read(build_dir)
-	if not digest or stamp.get('inputs') != digest or \
-	   stamp.get('outputs') != _outputs(build_dir, arch):
-		return False
-	return _none_newer(src, build_dir)
+	check = holding(build_dir, src, arch, digest)
+	return check is not None and check.none_newer()
