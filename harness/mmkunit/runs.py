@@ -5,12 +5,16 @@ kunit.py, write the reports, and say what happened."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import sys
-from typing import Optional
+import time
+from pathlib import Path
+from typing import List, Optional
 
 from mmkunit import arches
 from mmkunit import progress
+from mmkunit import quickbuild
 from mmkunit import repeat
 from mmkunit import runner
 from mmkunit import stamp
@@ -50,18 +54,8 @@ def run_suites(s: Session, in_place: bool = False,
 				shutil.rmtree(results)
 				result = None
 		if result is None:
-			configured = stamp.config_holds(build, src, opts.arch,
-							config, written)
-			if configured:
-				progress.progress(f'only C files changed since the '
-						  f'last build in {build}: make, '
-						  'then kunit.py exec')
-			else:
-				progress.progress(f'running kunit.py in {src} '
-						  f'(build: {build})')
-			stamp.forget(build)
-			result = runner.run_kunit(src, build, opts, results,
-						  prebuilt_config=configured)
+			result = _build_and_run(src, build, opts, results, config,
+						written)
 			if result.booted:
 				stamp.record(build, opts.arch, inputs, config)
 		write_reports(result, ctx)
@@ -87,3 +81,59 @@ def run_suites(s: Session, in_place: bool = False,
 		if found:
 			result.error = result.error or f'{len(found)} flaky'
 	return result
+
+
+def _build_and_run(src: Path, build: Path, opts: runner.RunOptions,
+		   results: Path, config: Optional[str],
+		   written: Optional[List[str]]) -> runner.RunResult:
+	"""Builds the kernel in build, no more of it than the edit needs,
+	and runs it: after an edit of C files only, kbuild's own recipes of
+	the directories concerned and the link (quickbuild.py), or plain make
+	(which records those recipes for the next time); else kunit.py
+	run."""
+	uml = arches.ARCHES[opts.arch].uml
+	# Both look for newer files of the tree: side by side.
+	changed = quickbuild.changed_sources(src, build / stamp.STAMP) \
+		if uml else None
+	configured = stamp.config_holds(build, src, opts.arch, config, written)
+	recipes = quickbuild.key(config, {**os.environ, **opts.env})
+	rec = quickbuild.load(build, recipes) if configured and uml else None
+	p = quickbuild.plan(build, rec, changed()) if rec and changed else None
+	stamp.forget(build)
+	if p:
+		dirs = ', '.join(sorted({s.command.split('obj=')[1].split()[0]
+					 for s in p.steps if 'obj=' in s.command}))
+		progress.progress(f'only C files changed since the last build in '
+				  f'{build}: kbuild\'s recipes for {dirs or "the link"} '
+				  'and the link, without make\'s walk of the tree')
+		results.mkdir(parents=True, exist_ok=True)
+		started = time.monotonic()
+		with open(results / 'quickbuild.log', 'w') as out:
+			built = quickbuild.build(p, out)
+		if built:
+			result = runner.run_kunit(src, build, opts, results,
+						  exec_only=True)
+			result.build_seconds = time.monotonic() - started
+			return result
+		progress.progress(f'a recipe failed (see {results}/quickbuild.log): '
+				  'make')
+	if configured:
+		progress.progress(f'only C files changed since the last build in '
+				  f'{build}: make, then kunit.py exec')
+		recording = uml and not rec
+		made = opts
+		if recording:
+			record = quickbuild.recording_options(build)
+			made = dataclasses.replace(
+				opts, make_options=[*opts.make_options,
+						    f'SHELL={record["SHELL"]}'],
+				env={**opts.env, 'MM_KUNIT_RECIPES':
+				     record['MM_KUNIT_RECIPES']})
+		result = runner.run_kunit(src, build, made, results,
+					  prebuilt_config=True)
+		if recording and result.booted:
+			quickbuild.save(build, recipes)
+		return result
+	progress.progress(f'running kunit.py in {src} (build: {build})')
+	quickbuild.forget(build)
+	return runner.run_kunit(src, build, opts, results)

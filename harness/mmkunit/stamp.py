@@ -9,15 +9,17 @@ what came out of it (.config, .version, the kernel image). A run whose
 tree the harness has just checked (nothing written into it), with the
 same inputs, the outputs left as they were and no file of the tree
 newer than the stamp, runs that kernel with kunit.py exec. Anything else
-builds: a stamp is removed before each build, so a build that fails or
-is stopped leaves none, and a build by another command (a mutant's)
-changes the outputs.
+builds: a stamp loses its kernel before each build (forget(); what the
+.config was made from stays), so a build that fails or is stopped
+leaves none, and a build by another command (a mutant's) changes the
+outputs.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
@@ -72,8 +74,21 @@ def _outputs(build_dir: Path, arch: str) -> Optional[Dict[str, List[int]]]:
 
 
 def forget(build_dir: Path) -> None:
-	"""Before a build: whatever it leaves, it is not what was stamped."""
-	(build_dir / STAMP).unlink(missing_ok=True)
+	"""Before a build: whatever it leaves, it is not the kernel that was
+	stamped (holds() fails). What the .config was configured from still
+	is, from the same time on (config_holds() keeps working after a
+	build that fails, so that the next edit is built with make)."""
+	path = build_dir / STAMP
+	stamp = _read(build_dir)
+	made = stamp.get('outputs')
+	if not (stamp.get('config') and isinstance(made, dict) and
+		'.config' in made):
+		path.unlink(missing_ok=True)
+		return
+	st = path.stat()
+	path.write_text(json.dumps({'inputs': None, 'config': stamp['config'],
+				    'outputs': {'.config': made['.config']}}) + '\n')
+	os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
 def record(build_dir: Path, arch: str, digest: Optional[str],

@@ -82,6 +82,15 @@ def test_a_build_leaves_no_stamp_until_it_booted(tmp_path: Path) -> None:
 	stamp.forget(build)
 	assert not (build / stamp.STAMP).exists()
 	stamp.forget(build)
+	# A stamp with the configuration keeps it, and its time, for the
+	# build that follows (which may fail): the kernel is not stamped.
+	stamp.record(build, 'x86_64', 'digest', 'config')
+	os.utime(build / stamp.STAMP, ns=(10**18, 10**18))
+	stamp.forget(build)
+	assert not stamp.holds(build, src, 'x86_64', 'digest')
+	assert stamp.config_holds(build, src, 'x86_64', 'config', [])
+	assert (build / stamp.STAMP).stat().st_mtime_ns == 10**18
+	(build / stamp.STAMP).unlink()
 	# No kernel image: nothing to stamp.
 	(build / 'arch/x86/boot/bzImage').unlink()
 	stamp.record(build, 'x86_64', 'digest')

@@ -1,0 +1,297 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Rebuilding a configured UML kernel after an edit of C files, without
+make's walk of the tree.
+
+After an edit of one C file or header, most of what make does is look:
+it parses the top Makefile (compiler probes), runs the preparation
+steps and walks every directory of the tree (about 3 s here) to compile
+the one object that changed; then the kernel's link steps run (about
+1.3 s). The compile and the link are kbuild's own commands, which make
+runs as recipes of its sub-makes. So, once per configuration, the
+harness runs make with a shell that writes down each recipe with the
+environment make gives it (record()); after that, for an edit of C files
+only (stamp.config_holds()), it runs the same recipes itself: kbuild's
+sub-make of each directory that holds an object depending on a changed
+file (the objects' .cmd files, which kbuild's fixdep writes, name every
+file each was compiled from), kbuild's own archive commands of the
+directories above it, and the link recipes of the top Makefile (plan(),
+build()). Each of them is a make of kbuild's, which decides what is out
+of date as the whole make would; the kernel is the one a full make
+gives, byte for byte (docs/commands.md).
+
+Anything the recording does not cover (a file no object depends on
+through a recorded directory, another configuration, an arch other than
+UML, a recipe that fails) makes plan() or build() answer None or False,
+and the caller builds with make.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
+
+RECIPES = 'mm-kunit-recipes.json'
+# The shell make runs its commands with while it records: each recipe
+# (a command of a make, not a $(shell) call of one) goes to a file of
+# $MM_KUNIT_RECIPES with the make's process id, the command and the
+# environment; then /bin/sh runs it, as it would have without SHELL=.
+_SHELL = '''#!/bin/bash
+if [ -n "$MM_KUNIT_RECIPES" ] && [ "$1" = -c ]; then
+	f="$MM_KUNIT_RECIPES/${EPOCHREALTIME/./}.$$"
+	printf '%s\\0%s\\0%s\\0' "$PPID" "$$" "$2" > "$f"
+	env -0 > "$f.env"
+fi
+exec /bin/sh "$@"
+'''
+_DESCENT = re.compile(r'-f \S+/scripts/Makefile\.build obj=(\S+)\s.*'
+		      r'need-builtin=1', re.S)
+_LINK = re.compile(r'-f \S+/scripts/Makefile\.vmlinux')
+# What a recorded environment must not pass on: the recording's
+# jobserver (its pipes are gone) and shell.
+_MAKEFLAGS_DROPPED = re.compile(r'^(--jobserver-(auth|fds)=|SHELL=)')
+
+
+@dataclasses.dataclass(frozen=True)
+class Recipe:
+	"""A command make ran, where and with what environment."""
+	cwd: str
+	command: str
+	env: Dict[str, str]
+
+
+@dataclasses.dataclass(frozen=True)
+class Recording:
+	"""What a make of a configured build directory ran, as plan() needs
+	it: the sub-make of each directory it walked (by directory, relative
+	to the build directory), and the top Makefile's recipes after the
+	walk (the link)."""
+	descents: Dict[str, Recipe]
+	link: List[Recipe]
+
+
+# The environment variables a kernel build reads (kbuild's and ccache's):
+# a recording holds while they are as they were (key()). Not PATH, which
+# changes with how Python was started (pyenv's shims put theirs first):
+# the recipes run with the PATH of the make that recorded them.
+_BUILD_ENV = re.compile(r'^(KBUILD_|KCFLAGS$|KCPPFLAGS$|KAFLAGS$|KRUSTFLAGS$|'
+			r'LLVM|CCACHE_|SOURCE_DATE_EPOCH$)')
+
+
+def key(config: Optional[str], env: Dict[str, str]) -> Optional[str]:
+	"""What a recording is for: the configuration (stamp.config_inputs())
+	and the build's environment, as far as a kernel build reads it."""
+	if not config:
+		return None
+	return json.dumps([config, sorted((k, v) for k, v in env.items()
+					 if _BUILD_ENV.match(k))])
+
+
+def recording_options(build_dir: Path) -> Dict[str, str]:
+	"""The make variable and environment that record the recipes of a
+	make into build_dir (then save()), as a dict of both: SHELL= for
+	make's command line, MM_KUNIT_RECIPES for its environment."""
+	rec = build_dir / 'mm-kunit-recipes.d'
+	shutil.rmtree(rec, ignore_errors=True)
+	rec.mkdir(parents=True)
+	shell = build_dir / 'mm-kunit-shell'
+	shell.write_text(_SHELL)
+	shell.chmod(0o755)
+	return {'SHELL': str(shell), 'MM_KUNIT_RECIPES': str(rec)}
+
+
+def _records(rec: Path) -> Iterator[Dict[str, Any]]:
+	for path in sorted(rec.glob('*[0-9]')):
+		parts = path.read_bytes().split(b'\0')
+		env_path = path.with_name(path.name + '.env')
+		if len(parts) < 3 or not env_path.is_file():
+			continue
+		env = dict(kv.split('=', 1) for kv in
+			   env_path.read_bytes().decode(errors='replace').split('\0')
+			   if '=' in kv)
+		yield {'ppid': parts[0].decode(), 'pid': parts[1].decode(),
+		       'command': parts[2].decode(errors='replace'), 'env': env}
+
+
+def _clean(env: Dict[str, str]) -> Dict[str, str]:
+	out = {k: v for k, v in env.items() if k != 'MM_KUNIT_RECIPES'}
+	for key in ('MAKEFLAGS', 'MFLAGS'):
+		if key in out:
+			out[key] = ' '.join(t for t in out[key].split(' ')
+					    if not _MAKEFLAGS_DROPPED.match(t))
+	return out
+
+
+def save(build_dir: Path, config: Optional[str]) -> bool:
+	"""After a make with recording_options() that built: keeps, for
+	config (key()) and build_dir's .config as it is, what plan() needs,
+	and removes the raw records. Whether it found what it needs (a link
+	and the directories' sub-makes)."""
+	rec = build_dir / 'mm-kunit-recipes.d'
+	records = list(_records(rec)) if rec.is_dir() else []
+	shutil.rmtree(rec, ignore_errors=True)
+	(build_dir / RECIPES).unlink(missing_ok=True)
+	# The top Makefile's link recipes, and the other recipes of the same
+	# make after the first of them (UML: the image's hard link).
+	first = next((i for i, r in enumerate(records)
+		      if _LINK.search(r['command'])), None)
+	if first is None or not config:
+		return False
+	top = records[first]['ppid']
+	link = [r for r in records[first:] if r['ppid'] == top]
+	descents = {}
+	for r in records:
+		m = _DESCENT.search(r['command'])
+		if m:
+			descents[m.group(1)] = r
+	if not descents:
+		return False
+	cwd = str(build_dir)
+	st = (build_dir / '.config').stat()
+	(build_dir / RECIPES).write_text(json.dumps({
+		'config': config, '.config': [st.st_size, st.st_mtime_ns],
+		'descents': {d: [r['command'], _clean(r['env'])]
+			     for d, r in descents.items()},
+		'link': [[r['command'], _clean(r['env'])] for r in link],
+		'cwd': cwd}) + '\n')
+	return True
+
+
+def load(build_dir: Path, config: Optional[str]) -> Optional[Recording]:
+	"""The recording of build_dir's make for config (key()), if there is
+	one and the .config is still the one it was made with."""
+	try:
+		saved = json.loads((build_dir / RECIPES).read_text())
+		st = (build_dir / '.config').stat()
+	except (OSError, ValueError):
+		return None
+	if not config or saved.get('config') != config or \
+	   saved.get('.config') != [st.st_size, st.st_mtime_ns] or \
+	   saved.get('cwd') != str(build_dir):
+		return None
+	cwd = str(build_dir)
+	return Recording(
+		descents={d: Recipe(cwd, c, e)
+			  for d, (c, e) in saved['descents'].items()},
+		link=[Recipe(cwd, c, e) for c, e in saved['link']])
+
+
+def forget(build_dir: Path) -> None:
+	"""A build directory configured anew: its recording no longer
+	holds."""
+	(build_dir / RECIPES).unlink(missing_ok=True)
+
+
+def changed_sources(src: Path, stamp: Path) -> Callable[[], List[str]]:
+	"""Starts listing the C files and headers of src newer than stamp;
+	the function returned waits for the list (absolute paths, empty if
+	there is no stamp)."""
+	find = subprocess.Popen(['find', str(src), '-newer', str(stamp), '-type',
+				 'f', '(', '-name', '*.c', '-o', '-name', '*.h',
+				 ')'], stdout=subprocess.PIPE,
+				stderr=subprocess.DEVNULL, text=True)
+
+	def listed() -> List[str]:
+		out, _ = find.communicate()
+		return sorted(out.split()) if find.returncode == 0 else []
+	return listed
+
+
+def _dependents(build_dir: Path,
+		changed: Sequence[str]) -> Optional[List[str]]:
+	"""The directories (relative to build_dir) of the targets whose .cmd
+	files name one of changed; None if one of changed is in none of them
+	(nothing is known to depend on it: make decides) or grep fails."""
+	found = subprocess.run(
+		['grep', '-rFo', '--include=.*.cmd',
+		 *(a for path in changed for a in ('-e', path)), '.'],
+		cwd=build_dir, capture_output=True, text=True)
+	if found.returncode not in (0, 1):
+		return None
+	dirs, named = set(), set()
+	for line in found.stdout.splitlines():
+		cmd, _, path = line.partition(':')
+		dirs.add(os.path.normpath(os.path.dirname(cmd)))
+		named.add(path)
+	if named != set(changed):
+		return None
+	return sorted(dirs)
+
+
+def _ancestors(d: str) -> List[str]:
+	"""d's parent directories, nearest first, ending with '.'."""
+	out = []
+	while d not in ('', '.'):
+		d = os.path.dirname(d) or '.'
+		out.append(d)
+	return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+	"""The recipes that rebuild the kernel after the edit, in order."""
+	steps: List[Recipe]
+	changed: List[str]
+
+
+def plan(build_dir: Path, rec: Recording,
+	 changed: Sequence[str]) -> Optional[Plan]:
+	"""The recipes to run for changed (changed_sources()): the recorded
+	sub-make of the nearest walked directory above each target that
+	depends on one of them, kbuild's archive command (from its .cmd
+	file) of each directory above those, then the link. None (make
+	decides) if nothing changed, if a changed file is named by no .cmd
+	file, or if a target depending on one lies where no recorded
+	sub-make walks."""
+	if not changed:
+		return None
+	dirs = _dependents(build_dir, changed)
+	if dirs is None:
+		return None
+	walks = set()
+	for d in dirs:
+		walk = next((a for a in [d, *_ancestors(d)]
+			     if a in rec.descents and a != '.'), None)
+		if walk is None:
+			return None
+		walks.add(walk)
+	# A walk inside another one is done by it.
+	walks = {w for w in walks if not any(a in walks for a in _ancestors(w))}
+	steps = [rec.descents[w] for w in sorted(walks)]
+	above = sorted({a for w in walks for a in _ancestors(w)},
+		       key=lambda a: (a == '.', -a.count('/'), a))
+	env = rec.link[0].env if rec.link else {}
+	for a in above:
+		cmd = build_dir / a / '.built-in.a.cmd'
+		if not cmd.is_file():
+			continue
+		m = re.search(r'^savedcmd_\S+ := (.*)$', cmd.read_text(), re.M)
+		if not m:
+			return None
+		steps.append(Recipe(str(build_dir), _unescape(m.group(1)), env))
+	return Plan(steps + list(rec.link), list(changed))
+
+
+def _unescape(cmd: str) -> str:
+	"""A command as kbuild saves it in a .cmd file (for make to read)
+	as the shell runs it."""
+	return cmd.replace('$(pound)', '#').replace('$$', '$')
+
+
+def build(p: Plan, out: Any) -> bool:
+	"""Runs the plan's recipes in turn, their output into out; whether
+	every one succeeded."""
+	for step in p.steps:
+		out.write(f'$ {step.command.strip()}\n')
+		out.flush()
+		done = subprocess.run(['/bin/sh', '-c', step.command], cwd=step.cwd,
+				      env=step.env, stdout=out,
+				      stderr=subprocess.STDOUT)
+		if done.returncode != 0:
+			return False
+	return True

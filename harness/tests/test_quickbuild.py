@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Rebuilding after an edit of C files from kbuild's recorded recipes
+(quickbuild.py): what a make records, what an edit then runs, and when
+the harness leaves it to make."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Dict, List
+
+from mmkunit import quickbuild
+
+# A top Makefile shaped as kbuild's: a $(shell) call while it is read,
+# a walk of the tree (the sub-make of ., which walks mm, which walks
+# mm/sub), then the link sub-makes and the image's hard link.
+TOP_MK = '''\
+probe := $(shell echo probed)
+all: walk
+\t$(MAKE) -f $(CURDIR)/scripts/Makefile.vmlinux_a
+\t$(MAKE) -f $(CURDIR)/scripts/Makefile.vmlinux
+\tln -f vmlinux linux
+walk:
+\t$(MAKE) -f $(CURDIR)/scripts/Makefile.build obj=. need-builtin=1 need-modorder=1
+'''
+BUILD_MK = '''\
+x := $(shell echo $(obj))
+all:
+ifeq ($(obj),.)
+\t$(MAKE) -f $(CURDIR)/scripts/Makefile.build obj=mm need-builtin=1 \\
+\tneed-modorder=1
+else ifeq ($(obj),mm)
+\t$(MAKE) -f $(CURDIR)/scripts/Makefile.build obj=mm/sub need-builtin=1
+endif
+\techo built $(obj) >> built.log
+'''
+LINK_MK = 'all:\n\techo linked $(notdir $(firstword $(MAKEFILE_LIST))) >> built.log\n'
+
+
+def _record(build: Path) -> bool:
+	for name, text in (('Makefile', TOP_MK),
+			   ('scripts/Makefile.build', BUILD_MK),
+			   ('scripts/Makefile.vmlinux_a', LINK_MK),
+			   ('scripts/Makefile.vmlinux', LINK_MK),
+			   ('vmlinux', ''), ('.config', 'CONFIG_X=y\n')):
+		(build / name).parent.mkdir(parents=True, exist_ok=True)
+		(build / name).write_text(text)
+	record = quickbuild.recording_options(build)
+	env = dict(os.environ, MM_KUNIT_RECIPES=record['MM_KUNIT_RECIPES'])
+	subprocess.run(['make', '-s', '-j2', f'SHELL={record["SHELL"]}'],
+		       cwd=build, env=env, check=True, capture_output=True)
+	return quickbuild.save(build, 'config digest')
+
+
+def test_a_make_records_its_walks_and_its_link(tmp_path: Path) -> None:
+	"""Each directory's sub-make is kept by directory and the top
+	Makefile's recipes from the first link sub-make on as the link, with
+	the environment make gave them but the recording's jobserver and
+	shell; no $(shell) call of a make is taken for a recipe."""
+	assert _record(tmp_path)
+	rec = quickbuild.load(tmp_path, 'config digest')
+	assert rec is not None
+	assert sorted(rec.descents) == ['.', 'mm', 'mm/sub']
+	assert [r.command.split()[-1] for r in rec.link] == [
+		f'{tmp_path}/scripts/Makefile.vmlinux_a',
+		f'{tmp_path}/scripts/Makefile.vmlinux', 'linux']
+	for recipe in [*rec.descents.values(), *rec.link]:
+		assert 'MM_KUNIT_RECIPES' not in recipe.env
+		assert 'jobserver' not in recipe.env['MAKEFLAGS']
+		assert 'SHELL=' not in recipe.env['MAKEFLAGS']
+		assert recipe.cwd == str(tmp_path)
+	assert not (tmp_path / 'mm-kunit-recipes.d').exists()
+
+
+def test_a_recording_holds_for_its_configuration_only(tmp_path: Path) -> None:
+	assert _record(tmp_path)
+	assert quickbuild.load(tmp_path, 'config digest')
+	assert quickbuild.load(tmp_path, 'another digest') is None
+	assert quickbuild.load(tmp_path, None) is None
+	# kunit.py configured the directory again.
+	(tmp_path / '.config').write_text('CONFIG_X=y\nCONFIG_Y=y\n')
+	assert quickbuild.load(tmp_path, 'config digest') is None
+	quickbuild.forget(tmp_path)
+	assert not (tmp_path / quickbuild.RECIPES).exists()
+
+
+def test_a_make_with_no_link_records_nothing(tmp_path: Path) -> None:
+	(tmp_path / 'Makefile').write_text('all:\n\ttrue\n')
+	(tmp_path / '.config').write_text('')
+	record = quickbuild.recording_options(tmp_path)
+	subprocess.run(['make', '-s', f'SHELL={record["SHELL"]}'], cwd=tmp_path,
+		       env=dict(os.environ,
+				MM_KUNIT_RECIPES=record['MM_KUNIT_RECIPES']),
+		       check=True)
+	assert not quickbuild.save(tmp_path, 'config digest')
+	assert quickbuild.load(tmp_path, 'config digest') is None
+
+
+def _cmd(build: Path, target: str, deps: List[str]) -> None:
+	d, name = os.path.split(target)
+	path = build / d / f'.{name}.cmd'
+	path.parent.mkdir(parents=True, exist_ok=True)
+	path.write_text(f'savedcmd_{target} := gcc -c -o {target}\n\n'
+			f'deps_{target} := \\\n'
+			+ ''.join(f'  {p} \\\n' for p in deps) + '\n')
+
+
+def _recording(build: Path) -> quickbuild.Recording:
+	def r(cmd: str) -> quickbuild.Recipe:
+		return quickbuild.Recipe(str(build), cmd, {'LINK': '1'})
+	return quickbuild.Recording(
+		descents={d: r(f'walk {d}') for d in ('.', 'mm', 'mm/sub', 'init')},
+		link=[r('link a'), r('link b')])
+
+
+def test_an_edit_walks_the_directories_of_what_depends_on_it(
+		tmp_path: Path) -> None:
+	"""The nearest recorded walk above each dependent, none inside
+	another one, the archives above them (deepest first, those with a
+	.cmd), then the link; never the walk of the whole tree."""
+	src = '/src'
+	_cmd(tmp_path, 'mm/filemap.o', [f'{src}/mm/filemap.c', f'{src}/mm/t.h'])
+	_cmd(tmp_path, 'mm/sub/a.o', [f'{src}/mm/sub/a.c', f'{src}/mm/t.h'])
+	_cmd(tmp_path, 'mm/sub/deeper/b.o', [f'{src}/mm/sub/deeper/b.c'])
+	_cmd(tmp_path, 'init/main.o', [f'{src}/init/main.c'])
+	for d in ('.', 'mm', 'mm/sub'):
+		(tmp_path / d / '.built-in.a.cmd').write_text(
+			f'savedcmd_{d}/built-in.a := ar $(pound) $$X {d}\n')
+	rec = _recording(tmp_path)
+
+	def steps(*changed: str) -> List[str]:
+		p = quickbuild.plan(tmp_path, rec, list(changed))
+		assert p is not None
+		return [s.command for s in p.steps]
+
+	assert steps(f'{src}/mm/t.h') == [
+		'walk mm', 'ar # $X .', 'link a', 'link b']
+	assert steps(f'{src}/mm/sub/deeper/b.c') == [
+		'walk mm/sub', 'ar # $X mm', 'ar # $X .', 'link a', 'link b']
+	assert steps(f'{src}/mm/sub/a.c', f'{src}/init/main.c') == [
+		'walk init', 'walk mm/sub', 'ar # $X mm', 'ar # $X .', 'link a',
+		'link b']
+	# The archive commands run with the link's environment.
+	p = quickbuild.plan(tmp_path, rec, [f'{src}/mm/t.h'])
+	assert p is not None and p.steps[1].env == {'LINK': '1'}
+
+
+def test_make_decides_what_the_recording_does_not_cover(
+		tmp_path: Path) -> None:
+	src = '/src'
+	_cmd(tmp_path, 'mm/filemap.o', [f'{src}/mm/filemap.c'])
+	_cmd(tmp_path, 'fs/inode.o', [f'{src}/fs/inode.c', f'{src}/mm/t.h'])
+	_cmd(tmp_path, 'top.o', [f'{src}/top.c'])
+	rec = _recording(tmp_path)
+	# Nothing changed; a header no target names (which target includes
+	# it, the harness cannot tell); a dependent no recorded sub-make
+	# walks (fs), or only the walk of the whole tree does.
+	for changed in ([], [f'{src}/mm/new.h'],
+			[f'{src}/mm/filemap.c', f'{src}/mm/new.h'],
+			[f'{src}/mm/t.h'], [f'{src}/top.c']):
+		assert quickbuild.plan(tmp_path, rec, changed) is None, changed
+	assert quickbuild.plan(tmp_path, rec, [f'{src}/mm/filemap.c'])
+
+
+def test_a_failed_recipe_stops_the_build(tmp_path: Path) -> None:
+	env: Dict[str, str] = dict(os.environ)
+	steps = [quickbuild.Recipe(str(tmp_path), cmd, env) for cmd in (
+		'echo one >> log', 'false', 'echo three >> log')]
+	with open(tmp_path / 'out', 'w') as f:
+		assert not quickbuild.build(quickbuild.Plan(steps, []), f)
+	assert (tmp_path / 'log').read_text() == 'one\n'
+	assert (tmp_path / 'out').read_text().splitlines()[-1] == '$ false'
+	with open(tmp_path / 'out', 'w') as f:
+		assert quickbuild.build(quickbuild.Plan(steps[:1], []), f)
+	assert (tmp_path / 'log').read_text() == 'one\none\n'
+
+
+def test_a_recording_is_for_the_environment_a_build_reads() -> None:
+	base = {'PATH': '/usr/bin', 'CCACHE_DIR': '/c', 'TERM': 'xterm'}
+	# PATH differs with how Python was started (pyenv's shims).
+	assert quickbuild.key('config', base) == quickbuild.key(
+		'config', {**base, 'PATH': '/py/bin:/usr/bin'})
+	k = quickbuild.key('config', base)
+	assert k == quickbuild.key('config', {**base, 'TERM': 'dumb',
+					      'OLDPWD': '/'})
+	assert len({k, quickbuild.key('other config', base),
+		    quickbuild.key('config', {**base, 'KBUILD_BUILD_VERSION': '7'}),
+		    quickbuild.key('config', {**base, 'CCACHE_DIR': '/d'}),
+		    quickbuild.key('config', {**base, 'KCFLAGS': '-O1'})}) == 5
+	assert quickbuild.key(None, base) is None
