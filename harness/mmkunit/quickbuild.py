@@ -7,10 +7,11 @@ it parses the top Makefile (compiler probes), runs the preparation
 steps and walks every directory of the tree (about 3 s here) to compile
 the one object that changed; then the kernel's link steps run (about
 1.3 s). The compile and the link are kbuild's own commands, which make
-runs as recipes of its sub-makes. So, once per configuration, the
-harness runs make with a shell that writes down each recipe with the
-environment make gives it (record()); after that, for an edit of C files
-only (stamp.config_holds()), it runs the same recipes itself: kbuild's
+runs as recipes of its sub-makes. So, once per configuration, after a
+build, the harness runs make again (with nothing left to build) with a
+shell that writes down each recipe with the environment make gives it
+(record()); after that, for an edit of C files only
+(stamp.config_holds()), it runs the same recipes itself: kbuild's
 sub-make of each directory that holds an object depending on a changed
 file (the objects' .cmd files, which kbuild's fixdep writes, name every
 file each was compiled from), kbuild's own archive commands of the
@@ -19,10 +20,11 @@ build()). Each of them is a make of kbuild's, which decides what is out
 of date as the whole make would; the kernel is the one a full make
 gives, byte for byte (docs/commands.md).
 
-Anything the recording does not cover (a file no object depends on
-through a recorded directory, another configuration, an arch other than
-UML, a recipe that fails) makes plan() or build() answer None or False,
-and the caller builds with make.
+Anything the recording does not cover (a changed file no object names,
+or one that something other than an object depends on, such as the
+generated headers of the preparation steps; another configuration or
+build environment; an arch other than UML; a recipe that fails) makes
+plan() or build() answer None or False, and the caller builds with make.
 """
 
 from __future__ import annotations
@@ -38,11 +40,15 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 RECIPES = 'mm-kunit-recipes.json'
 # The shell make runs its commands with while it records: each recipe
-# (a command of a make, not a $(shell) call of one) goes to a file of
-# $MM_KUNIT_RECIPES with the make's process id, the command and the
-# environment; then /bin/sh runs it, as it would have without SHELL=.
+# (a command of a make, which writes to the make's own output; not a
+# $(shell) call, whose output make reads through a pipe) goes to a file
+# of $MM_KUNIT_RECIPES with the make's process id, the command and the
+# environment; then /bin/sh runs it. So every command of the recording
+# make runs with /bin/sh, also those UML's Makefile gives to bash
+# (SHELL := bash): the recording make has nothing to build (record()).
 _SHELL = '''#!/bin/bash
-if [ -n "$MM_KUNIT_RECIPES" ] && [ "$1" = -c ]; then
+if [ -n "$MM_KUNIT_RECIPES" ] && [ "$1" = -c ] &&
+   [ /proc/$$/fd/1 -ef /proc/$PPID/fd/1 ]; then
 	f="$MM_KUNIT_RECIPES/${EPOCHREALTIME/./}.$$"
 	printf '%s\\0%s\\0%s\\0' "$PPID" "$$" "$2" > "$f"
 	env -0 > "$f.env"
@@ -79,17 +85,24 @@ class Recording:
 # a recording holds while they are as they were (key()). Not PATH, which
 # changes with how Python was started (pyenv's shims put theirs first):
 # the recipes run with the PATH of the make that recorded them.
-_BUILD_ENV = re.compile(r'^(KBUILD_|KCFLAGS$|KCPPFLAGS$|KAFLAGS$|KRUSTFLAGS$|'
-			r'LLVM|CCACHE_|SOURCE_DATE_EPOCH$)')
+_BUILD_ENV = re.compile(r'^(KBUILD_|KCONFIG_|KCFLAGS$|KCPPFLAGS$|KAFLAGS$|'
+			r'KRUSTFLAGS$|LLVM|CROSS_COMPILE$|ARCH$|CCACHE_|'
+			r'SOURCE_DATE_EPOCH$)')
 
 
-def key(config: Optional[str], env: Dict[str, str]) -> Optional[str]:
-	"""What a recording is for: the configuration (stamp.config_inputs())
-	and the build's environment, as far as a kernel build reads it."""
+def key(config: Optional[str], env: Dict[str, str],
+	compiler: str = 'gcc') -> Optional[str]:
+	"""What a recording is for: the configuration (stamp.config_inputs()),
+	the build's environment as far as a kernel build reads it, and the
+	compiler (its size and time: a new one has make configure again, its
+	version being part of the .config)."""
 	if not config:
 		return None
+	path = shutil.which(compiler, path=env.get('PATH'))
+	st = os.stat(path) if path else None
 	return json.dumps([config, sorted((k, v) for k, v in env.items()
-					 if _BUILD_ENV.match(k))])
+					 if _BUILD_ENV.match(k)),
+			   [st.st_size, st.st_mtime_ns] if st else None])
 
 
 def recording_options(build_dir: Path) -> Dict[str, str]:
@@ -106,6 +119,7 @@ def recording_options(build_dir: Path) -> Dict[str, str]:
 
 
 def _records(rec: Path) -> Iterator[Dict[str, Any]]:
+	"""The recipes the shell wrote into rec, in the order they ran."""
 	for path in sorted(rec.glob('*[0-9]')):
 		parts = path.read_bytes().split(b'\0')
 		env_path = path.with_name(path.name + '.env')
@@ -119,16 +133,17 @@ def _records(rec: Path) -> Iterator[Dict[str, Any]]:
 
 
 def _clean(env: Dict[str, str]) -> Dict[str, str]:
+	"""A recorded environment without the recording's own parts."""
 	out = {k: v for k, v in env.items() if k != 'MM_KUNIT_RECIPES'}
-	for key in ('MAKEFLAGS', 'MFLAGS'):
-		if key in out:
-			out[key] = ' '.join(t for t in out[key].split(' ')
-					    if not _MAKEFLAGS_DROPPED.match(t))
+	for flags in ('MAKEFLAGS', 'MFLAGS'):
+		if flags in out:
+			out[flags] = ' '.join(t for t in out[flags].split(' ')
+					      if not _MAKEFLAGS_DROPPED.match(t))
 	return out
 
 
 def save(build_dir: Path, config: Optional[str]) -> bool:
-	"""After a make with recording_options() that built: keeps, for
+	"""After a make with recording_options(): keeps, for
 	config (key()) and build_dir's .config as it is, what plan() needs,
 	and removes the raw records. Whether it found what it needs (a link
 	and the directories' sub-makes)."""
@@ -204,21 +219,30 @@ def changed_sources(src: Path, stamp: Path) -> Callable[[], List[str]]:
 
 def _dependents(build_dir: Path,
 		changed: Sequence[str]) -> Optional[List[str]]:
-	"""The directories (relative to build_dir) of the targets whose .cmd
-	files name one of changed; None if one of changed is in none of them
-	(nothing is known to depend on it: make decides) or grep fails."""
+	"""The directories (relative to build_dir) of the objects whose .cmd
+	files name one of changed (as fixdep wrote it: a path through '..'
+	too). None (make decides) if one of changed is named by none, or by
+	the .cmd file of something other than an object (the preparation
+	steps' generated headers, a linker script), or if grep fails."""
+	names = sorted({re.escape(os.path.basename(p)) for p in changed})
 	found = subprocess.run(
-		['grep', '-rFo', '--include=.*.cmd',
-		 *(a for path in changed for a in ('-e', path)), '.'],
+		['grep', '-rEo', '--include=.*.cmd',
+		 rf'[^ ]*/({"|".join(names)})( |$)', '.'],
 		cwd=build_dir, capture_output=True, text=True)
 	if found.returncode not in (0, 1):
 		return None
+	wanted = set(changed)
 	dirs, named = set(), set()
 	for line in found.stdout.splitlines():
 		cmd, _, path = line.partition(':')
+		path = os.path.normpath(path.strip())
+		if path not in wanted:
+			continue
+		if not os.path.basename(cmd).endswith('.o.cmd'):
+			return None
 		dirs.add(os.path.normpath(os.path.dirname(cmd)))
 		named.add(path)
-	if named != set(changed):
+	if named != wanted:
 		return None
 	return sorted(dirs)
 

@@ -365,13 +365,19 @@ def _run_needing_cpus(tree: Path, build_dir: Path, opts: RunOptions,
 	for n, test in enumerate(tests, start=1):
 		progress.progress(f'{test} needs more CPUs: booting again with '
 				  f'{" ".join(opts.kernel_args)}')
-		again = _run_once(tree, build_dir,
-				  dataclasses.replace(opts, filter_glob=test,
-						      few_cpus=(), quiet=True),
-				  first.results_dir / f'cpus-{n}', exec_only=True)[0]
+		again, lines = _run_once(
+			tree, build_dir, dataclasses.replace(
+				opts, filter_glob=test, few_cpus=(), quiet=True),
+			first.results_dir / f'cpus-{n}', exec_only=True)
+		cases = _named(again.cases)
+		if not ktap.complete(lines) and \
+		   not any(c.status is Status.ERROR for c in cases):
+			# The kernel died in it (or never ran it).
+			cases.append(CaseResult(test, Status.ERROR,
+						log=_crash_log(again, lines)))
 		merged.cases = [c for c in merged.cases
 				if c.name != test and
-				not c.name.startswith(test + '.')] + again.cases
+				not c.name.startswith(test + '.')] + cases
 		merged.complaints += again.complaints
 		merged.error = merged.error or again.error
 	return merged

@@ -54,10 +54,12 @@ def run_suites(s: Session, in_place: bool = False,
 				shutil.rmtree(results)
 				result = None
 		if result is None:
+			started = time.time()
 			result = _build_and_run(src, build, opts, results, config,
 						written)
 			if result.booted:
-				stamp.record(build, opts.arch, inputs, config)
+				stamp.record(build, opts.arch, inputs, config,
+					     since=started)
 		write_reports(result, ctx)
 		repeats = repeat.run_again(result, src, build, opts, times)
 	if result.error:
@@ -93,12 +95,14 @@ def _build_and_run(src: Path, build: Path, opts: runner.RunOptions,
 	run."""
 	uml = arches.ARCHES[opts.arch].uml
 	# Both look for newer files of the tree: side by side.
-	changed = quickbuild.changed_sources(src, build / stamp.STAMP) \
-		if uml else None
+	changed = quickbuild.changed_sources(src, build / stamp.STAMP)
 	configured = stamp.config_holds(build, src, opts.arch, config, written)
-	recipes = quickbuild.key(config, {**os.environ, **opts.env})
+	sources = changed()
+	cc = next((o.split('=', 1)[1] for o in opts.make_options
+		   if o.startswith('CC=')), 'gcc').split()[-1]
+	recipes = quickbuild.key(config, {**os.environ, **opts.env}, cc)
 	rec = quickbuild.load(build, recipes) if configured and uml else None
-	p = quickbuild.plan(build, rec, changed()) if rec and changed else None
+	p = quickbuild.plan(build, rec, sources) if rec else None
 	stamp.forget(build)
 	if p:
 		dirs = ', '.join(sorted({s.command.split('obj=')[1].split()[0]
@@ -110,30 +114,34 @@ def _build_and_run(src: Path, build: Path, opts: runner.RunOptions,
 		started = time.monotonic()
 		with open(results / 'quickbuild.log', 'w') as out:
 			built = quickbuild.build(p, out)
+		seconds = time.monotonic() - started
 		if built:
 			result = runner.run_kunit(src, build, opts, results,
 						  exec_only=True)
-			result.build_seconds = time.monotonic() - started
+			result.build_seconds = seconds
 			return result
 		progress.progress(f'a recipe failed (see {results}/quickbuild.log): '
 				  'make')
-	if configured:
-		progress.progress(f'only C files changed since the last build in '
-				  f'{build}: make, then kunit.py exec')
-		recording = uml and not rec
-		made = opts
-		if recording:
-			record = quickbuild.recording_options(build)
-			made = dataclasses.replace(
-				opts, make_options=[*opts.make_options,
-						    f'SHELL={record["SHELL"]}'],
-				env={**opts.env, 'MM_KUNIT_RECIPES':
-				     record['MM_KUNIT_RECIPES']})
-		result = runner.run_kunit(src, build, made, results,
-					  prebuilt_config=True)
-		if recording and result.booted:
+	if not configured:
+		progress.progress(f'running kunit.py in {src} (build: {build})')
+		quickbuild.forget(build)
+		return runner.run_kunit(src, build, opts, results)
+	progress.progress(f'only C files changed since the last build in '
+			  f'{build}: make, then kunit.py exec')
+	result = runner.run_kunit(src, build, opts, results, prebuilt_config=True)
+	if uml and not rec and recipes and result.booted:
+		# Once a configuration: make again, with nothing to build, and
+		# write down kbuild's recipes for the next edit.
+		progress.progress('writing down kbuild\'s recipes for the next '
+				  'edit (make, nothing to build)')
+		record = quickbuild.recording_options(build)
+		made = dataclasses.replace(
+			opts, quiet=True,
+			make_options=[*opts.make_options,
+				      f'SHELL={record["SHELL"]}'],
+			env={**opts.env,
+			     'MM_KUNIT_RECIPES': record['MM_KUNIT_RECIPES']})
+		if runner.make(src, build, made, results / 'recipes.log') \
+		   is not None:
 			quickbuild.save(build, recipes)
-		return result
-	progress.progress(f'running kunit.py in {src} (build: {build})')
-	quickbuild.forget(build)
-	return runner.run_kunit(src, build, opts, results)
+	return result

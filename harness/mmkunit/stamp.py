@@ -92,14 +92,19 @@ def forget(build_dir: Path) -> None:
 
 
 def record(build_dir: Path, arch: str, digest: Optional[str],
-	   config: Optional[str] = None) -> None:
+	   config: Optional[str] = None, since: Optional[float] = None) -> None:
 	"""After a build that booted: the build directory holds the kernel of
-	digest's inputs, configured from config's (config_inputs())."""
+	digest's inputs, configured from config's (config_inputs()), built
+	from the tree as it was at time since (when the build started: a
+	file saved while it built or booted is newer than the stamp)."""
 	outputs = _outputs(build_dir, arch) if digest else None
 	if outputs:
-		(build_dir / STAMP).write_text(json.dumps(
+		path = build_dir / STAMP
+		path.write_text(json.dumps(
 			{'inputs': digest, 'config': config,
 			 'outputs': outputs}) + '\n')
+		if since is not None:
+			os.utime(path, (since, since))
 
 
 def _read(build_dir: Path) -> Dict[str, object]:

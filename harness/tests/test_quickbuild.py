@@ -17,9 +17,12 @@ from mmkunit import quickbuild
 # mm/sub), then the link sub-makes and the image's hard link.
 TOP_MK = '''\
 probe := $(shell echo probed)
-all: walk
+late = $(shell echo late >> shells.log)
+all: image
+link: walk
 \t$(MAKE) -f $(CURDIR)/scripts/Makefile.vmlinux_a
-\t$(MAKE) -f $(CURDIR)/scripts/Makefile.vmlinux
+image: link
+\t$(MAKE) -f $(CURDIR)/scripts/Makefile.vmlinux$(late)
 \tln -f vmlinux linux
 walk:
 \t$(MAKE) -f $(CURDIR)/scripts/Makefile.build obj=. need-builtin=1 need-modorder=1
@@ -57,8 +60,10 @@ def test_a_make_records_its_walks_and_its_link(tmp_path: Path) -> None:
 	"""Each directory's sub-make is kept by directory and the top
 	Makefile's recipes from the first link sub-make on as the link, with
 	the environment make gave them but the recording's jobserver and
-	shell; no $(shell) call of a make is taken for a recipe."""
+	shell; no $(shell) call of a make is taken for a recipe, also one
+	made while the link's recipes are expanded."""
 	assert _record(tmp_path)
+	assert (tmp_path / 'shells.log').read_text() == 'late\n'
 	rec = quickbuild.load(tmp_path, 'config digest')
 	assert rec is not None
 	assert sorted(rec.descents) == ['.', 'mm', 'mm/sub']
@@ -110,7 +115,8 @@ def _recording(build: Path) -> quickbuild.Recording:
 	def r(cmd: str) -> quickbuild.Recipe:
 		return quickbuild.Recipe(str(build), cmd, {'LINK': '1'})
 	return quickbuild.Recording(
-		descents={d: r(f'walk {d}') for d in ('.', 'mm', 'mm/sub', 'init')},
+		descents={d: r(f'walk {d}')
+			  for d in ('.', 'mm', 'mm/sub', 'init', 'kernel')},
 		link=[r('link a'), r('link b')])
 
 
@@ -124,6 +130,9 @@ def test_an_edit_walks_the_directories_of_what_depends_on_it(
 	_cmd(tmp_path, 'mm/sub/a.o', [f'{src}/mm/sub/a.c', f'{src}/mm/t.h'])
 	_cmd(tmp_path, 'mm/sub/deeper/b.o', [f'{src}/mm/sub/deeper/b.c'])
 	_cmd(tmp_path, 'init/main.o', [f'{src}/init/main.c'])
+	# fixdep writes a header included through '..' as it was.
+	_cmd(tmp_path, 'kernel/fork.o', [f'{src}/kernel/fork.c',
+					 f'{src}/kernel/../mm/u.h'])
 	for d in ('.', 'mm', 'mm/sub'):
 		(tmp_path / d / '.built-in.a.cmd').write_text(
 			f'savedcmd_{d}/built-in.a := ar $(pound) $$X {d}\n')
@@ -138,6 +147,8 @@ def test_an_edit_walks_the_directories_of_what_depends_on_it(
 		'walk mm', 'ar # $X .', 'link a', 'link b']
 	assert steps(f'{src}/mm/sub/deeper/b.c') == [
 		'walk mm/sub', 'ar # $X mm', 'ar # $X .', 'link a', 'link b']
+	assert steps(f'{src}/mm/u.h') == ['walk kernel', 'ar # $X .', 'link a',
+					 'link b']
 	assert steps(f'{src}/mm/sub/a.c', f'{src}/init/main.c') == [
 		'walk init', 'walk mm/sub', 'ar # $X mm', 'ar # $X .', 'link a',
 		'link b']
@@ -152,13 +163,19 @@ def test_make_decides_what_the_recording_does_not_cover(
 	_cmd(tmp_path, 'mm/filemap.o', [f'{src}/mm/filemap.c'])
 	_cmd(tmp_path, 'fs/inode.o', [f'{src}/fs/inode.c', f'{src}/mm/t.h'])
 	_cmd(tmp_path, 'top.o', [f'{src}/top.c'])
+	# A generated header of the preparation steps (kernel/bounds.s:
+	# include/generated/bounds.h), which no walk makes again.
+	_cmd(tmp_path, 'kernel/bounds.s', [f'{src}/include/linux/mmzone.h'])
+	_cmd(tmp_path, 'mm/vmscan.o', [f'{src}/mm/vmscan.c',
+				       f'{src}/include/linux/mmzone.h'])
 	rec = _recording(tmp_path)
 	# Nothing changed; a header no target names (which target includes
 	# it, the harness cannot tell); a dependent no recorded sub-make
 	# walks (fs), or only the walk of the whole tree does.
 	for changed in ([], [f'{src}/mm/new.h'],
 			[f'{src}/mm/filemap.c', f'{src}/mm/new.h'],
-			[f'{src}/mm/t.h'], [f'{src}/top.c']):
+			[f'{src}/mm/t.h'], [f'{src}/top.c'],
+			[f'{src}/include/linux/mmzone.h']):
 		assert quickbuild.plan(tmp_path, rec, changed) is None, changed
 	assert quickbuild.plan(tmp_path, rec, [f'{src}/mm/filemap.c'])
 
@@ -176,11 +193,15 @@ def test_a_failed_recipe_stops_the_build(tmp_path: Path) -> None:
 	assert (tmp_path / 'log').read_text() == 'one\none\n'
 
 
-def test_a_recording_is_for_the_environment_a_build_reads() -> None:
-	base = {'PATH': '/usr/bin', 'CCACHE_DIR': '/c', 'TERM': 'xterm'}
+def test_a_recording_is_for_the_environment_a_build_reads(
+		tmp_path: Path) -> None:
+	gcc = tmp_path / 'gcc'
+	gcc.write_text('#!/bin/sh\n')
+	gcc.chmod(0o755)
+	base = {'PATH': str(tmp_path), 'CCACHE_DIR': '/c', 'TERM': 'xterm'}
 	# PATH differs with how Python was started (pyenv's shims).
 	assert quickbuild.key('config', base) == quickbuild.key(
-		'config', {**base, 'PATH': '/py/bin:/usr/bin'})
+		'config', {**base, 'PATH': f'/py/bin:{tmp_path}'})
 	k = quickbuild.key('config', base)
 	assert k == quickbuild.key('config', {**base, 'TERM': 'dumb',
 					      'OLDPWD': '/'})
@@ -189,3 +210,6 @@ def test_a_recording_is_for_the_environment_a_build_reads() -> None:
 		    quickbuild.key('config', {**base, 'CCACHE_DIR': '/d'}),
 		    quickbuild.key('config', {**base, 'KCFLAGS': '-O1'})}) == 5
 	assert quickbuild.key(None, base) is None
+	# Another compiler (its version is part of the .config).
+	gcc.write_text('#!/bin/sh\n# 13\n')
+	assert quickbuild.key('config', base) != k

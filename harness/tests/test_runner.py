@@ -160,27 +160,32 @@ def test_a_test_that_needs_more_cpus_boots_again_with_them(
 		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 	"""A run on few_cpus: each test that skipped saying it needs more
 	CPUs boots again, alone, with the arch's boot options, and its
-	results (every row) replace its skips; other skips stay."""
+	results (every row) replace its skips; other skips stay. A test the
+	kernel dies in on that boot is a crash."""
 	two = 'needs two CPUs: boot with ncpus=2 (UML SMP)'
+	S = runner.Status.SKIP
 	first = [runner.CaseResult('s1.a', P),
-		 runner.CaseResult('s1.race', runner.Status.SKIP, skip_reason=two),
-		 runner.CaseResult('s1.nodes', runner.Status.SKIP,
+		 runner.CaseResult('s1.race', S, skip_reason=two),
+		 runner.CaseResult('s1.nodes', S,
 				   skip_reason='needs two nodes with memory'),
-		 runner.CaseResult('s2.rows.one', runner.Status.SKIP, skip_reason=two),
-		 runner.CaseResult('s2.rows.two', runner.Status.SKIP, skip_reason=two)]
+		 runner.CaseResult('s2.rows.one', S, skip_reason=two),
+		 runner.CaseResult('s2.rows.two', S, skip_reason=two),
+		 runner.CaseResult('s3.dies', S, skip_reason=two)]
 	again = {'s1.race': [runner.CaseResult('s1.race', P)],
 		 's2.rows': [runner.CaseResult('s2.rows.one', P),
-			     runner.CaseResult('s2.rows.two', runner.Status.FAIL)]}
+			     runner.CaseResult('s2.rows.two', runner.Status.FAIL)],
+		 's3.dies': []}
 	boots: List[Tuple[Optional[str], List[str], bool]] = []
 
 	def run_once(tree: Path, build: Path, opts: runner.RunOptions,
 		     res: Path, prebuilt_config: bool = False,
 		     exec_only: bool = False
 		     ) -> Tuple[runner.RunResult, List[ktap.KtapLine]]:
-		boots.append((opts.filter_glob, list(opts.kernel_args), exec_only))
-		cases = again[opts.filter_glob] if exec_only else first
+		glob = opts.filter_glob or ''
+		boots.append((glob, list(opts.kernel_args), exec_only))
+		cases = again[glob] if exec_only else first
 		result = runner.RunResult(0, list(cases), res, booted=True)
-		return result, suites_ktap({}, True)
+		return result, suites_ktap({'s': []}, glob != 's3.dies')
 
 	monkeypatch.setattr(runner, '_run_once', run_once)
 	opts = runner.RunOptions(filter_glob='s*', kernel_args=['ncpus=2'],
@@ -188,10 +193,13 @@ def test_a_test_that_needs_more_cpus_boots_again_with_them(
 	merged = runner.run_kunit(tmp_path, tmp_path, opts, tmp_path)
 	assert boots == [('s*', ['ncpus=2', 'ncpus=1'], False),
 			 ('s1.race', ['ncpus=2'], True),
-			 ('s2.rows', ['ncpus=2'], True)]
+			 ('s2.rows', ['ncpus=2'], True),
+			 ('s3.dies', ['ncpus=2'], True)]
 	assert sorted((c.name, c.status) for c in merged.cases) == [
-		('s1.a', P), ('s1.nodes', runner.Status.SKIP), ('s1.race', P),
-		('s2.rows.one', P), ('s2.rows.two', runner.Status.FAIL)]
+		('s1.a', P), ('s1.nodes', S), ('s1.race', P),
+		('s2.rows.one', P), ('s2.rows.two', runner.Status.FAIL),
+		('s3.dies', E)]
+	assert 'the kernel died in this test' in merged.cases[-1].log
 	# Without few_cpus: one boot, the skips as they are.
 	boots.clear()
 	runner.run_kunit(tmp_path, tmp_path,

@@ -163,3 +163,71 @@ def test_a_run_with_nothing_changed_boots_the_last_build(
 	run()
 	run()
 	assert execs == [False, True, False, True, False, False]
+
+
+def test_an_edit_of_c_files_is_built_from_the_recorded_recipes(
+		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""After an edit of C files only: with no recording, make builds,
+	then make again with the recording shell (nothing to build) writes
+	the recipes down; with one, its plan runs instead of make and the
+	kernel is booted as it is; a plan whose recipe fails is built with
+	make. The build before the first edit is kunit.py run's."""
+	import tarfile
+	from mmkunit import quickbuild
+	tarball = tmp_path / 'linux-source-6.12.tar.xz'
+	with tarfile.open(tarball, 'w:xz') as t:
+		t.add(kernel_tree, arcname='linux-source-6.12')
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
+	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
+	calls: List[str] = []
+
+	def run_kunit(tree: Path, build: Path, opts: runner.RunOptions,
+		      results: Path, prebuilt_config: bool = False,
+		      exec_only: bool = False) -> runner.RunResult:
+		calls.append('exec' if exec_only else
+			     'make' if prebuilt_config else 'kunit.py run')
+		results.mkdir(parents=True, exist_ok=True)
+		build.mkdir(parents=True, exist_ok=True)
+		for name in ('.config', '.version', 'linux'):
+			if not exec_only and (name != '.config' or
+					      not prebuilt_config):
+				(build / name).write_text(f'built {len(calls)}\n')
+		return runner.RunResult(0, [runner.CaseResult('s.a', P)],
+					results, booted=True)
+
+	def make(tree: Path, build: Path, opts: runner.RunOptions,
+		 log: Path) -> float:
+		assert any(o.startswith('SHELL=') for o in opts.make_options)
+		assert 'MM_KUNIT_RECIPES' in opts.env
+		calls.append('record')
+		return 1.0
+
+	recorded: List[str] = []
+	steps_ok = [True, False]
+	plan = quickbuild.Plan([], [])
+	monkeypatch.setattr(runner, 'run_kunit', run_kunit)
+	monkeypatch.setattr(runner, 'make', make)
+	monkeypatch.setattr(quickbuild, 'save',
+			    lambda b, k: recorded.append(k or '') or True)
+	monkeypatch.setattr(quickbuild, 'load', lambda b, k: (
+		quickbuild.Recording({}, []) if k in recorded else None))
+	monkeypatch.setattr(quickbuild, 'plan', lambda b, r, c: plan if c else None)
+	monkeypatch.setattr(quickbuild, 'build',
+			    lambda p, out: calls.append('recipes') or steps_ok.pop(0))
+
+	def edited_run(text: str) -> None:
+		(overlay_dir / 'mm/tests/foo_kunit.h').write_text(text)
+		runs.run_suites(Session(Source(cache=tmp_path / 'c',
+					       install=False, tarball=tarball),
+					Build(quiet=True)))
+
+	edited_run('/* first */\n')
+	assert calls == ['kunit.py run']
+	edited_run('/* one */\n')
+	assert calls[1:] == ['make', 'record']
+	edited_run('/* two */\n')
+	assert calls[3:] == ['recipes', 'exec']
+	# A recipe fails (a compile error): make builds and says why.
+	edited_run('/* three */\n')
+	assert calls[5:] == ['recipes', 'make']
