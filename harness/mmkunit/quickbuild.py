@@ -90,19 +90,22 @@ _BUILD_ENV = re.compile(r'^(KBUILD_|KCONFIG_|KCFLAGS$|KCPPFLAGS$|KAFLAGS$|'
 			r'SOURCE_DATE_EPOCH$)')
 
 
-def key(config: Optional[str], env: Dict[str, str],
-	compiler: str = 'gcc') -> Optional[str]:
+def key(config: Optional[str], env: Dict[str, str], jobs: int,
+	tools: Sequence[str] = ('gcc', 'ld')) -> Optional[str]:
 	"""What a recording is for: the configuration (stamp.config_inputs()),
-	the build's environment as far as a kernel build reads it, and the
-	compiler (its size and time: a new one has make configure again, its
-	version being part of the .config)."""
+	the build's environment as far as a kernel build reads it, make's
+	jobs (its recipes carry -j) and the compiler and linker (their size
+	and time: a new one has make configure again, their versions being
+	part of the .config)."""
 	if not config:
 		return None
-	path = shutil.which(compiler, path=env.get('PATH'))
-	st = os.stat(path) if path else None
+	stats = []
+	for tool in tools:
+		path = shutil.which(tool, path=env.get('PATH'))
+		st = os.stat(path) if path else None
+		stats.append([st.st_size, st.st_mtime_ns] if st else None)
 	return json.dumps([config, sorted((k, v) for k, v in env.items()
-					 if _BUILD_ENV.match(k)),
-			   [st.st_size, st.st_mtime_ns] if st else None])
+					 if _BUILD_ENV.match(k)), jobs, stats])
 
 
 def recording_options(build_dir: Path) -> Dict[str, str]:
@@ -177,7 +180,8 @@ def save(build_dir: Path, config: Optional[str]) -> bool:
 	return True
 
 
-def load(build_dir: Path, config: Optional[str]) -> Optional[Recording]:
+def load(build_dir: Path,
+	 config: Optional[str]) -> Optional[Recording]:
 	"""The recording of build_dir's make for config (key()), if there is
 	one and the .config is still the one it was made with."""
 	try:
@@ -225,17 +229,20 @@ def _dependents(build_dir: Path,
 	the .cmd file of something other than an object (the preparation
 	steps' generated headers, a linker script), or if grep fails."""
 	names = sorted({re.escape(os.path.basename(p)) for p in changed})
+	# A path as fixdep writes it (after a space), or in a command (after
+	# a quote, a parenthesis or '='), up to a space, quote, parenthesis
+	# or ';'.
 	found = subprocess.run(
 		['grep', '-rEo', '--include=.*.cmd',
-		 rf'[^ ]*/({"|".join(names)})( |$)', '.'],
+		 rf'(^|[ "\'(=])/[^ "\')]*/({"|".join(names)})([ "\');]|$)', '.'],
 		cwd=build_dir, capture_output=True, text=True)
 	if found.returncode not in (0, 1):
 		return None
 	wanted = set(changed)
 	dirs, named = set(), set()
 	for line in found.stdout.splitlines():
-		cmd, _, path = line.partition(':')
-		path = os.path.normpath(path.strip())
+		cmd, _, match = line.partition(':')
+		path = os.path.normpath(match.strip(' "\'(=);'))
 		if path not in wanted:
 			continue
 		if not os.path.basename(cmd).endswith('.o.cmd'):

@@ -10,7 +10,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from mmkunit import arches
 from mmkunit import progress
@@ -55,11 +55,14 @@ def run_suites(s: Session, in_place: bool = False,
 				result = None
 		if result is None:
 			started = time.time()
-			result = _build_and_run(src, build, opts, results, config,
-						written)
+			result, recipes = _build_and_run(src, build, opts, results,
+							 config, written)
 			if result.booted:
 				stamp.record(build, opts.arch, inputs, config,
 					     since=started)
+				if recipes:
+					_record_recipes(src, build, opts, results,
+							recipes)
 		write_reports(result, ctx)
 		repeats = repeat.run_again(result, src, build, opts, times)
 	if result.error:
@@ -87,21 +90,23 @@ def run_suites(s: Session, in_place: bool = False,
 
 def _build_and_run(src: Path, build: Path, opts: runner.RunOptions,
 		   results: Path, config: Optional[str],
-		   written: Optional[List[str]]) -> runner.RunResult:
+		   written: Optional[List[str]]
+		   ) -> Tuple[runner.RunResult, Optional[str]]:
 	"""Builds the kernel in build, no more of it than the edit needs,
 	and runs it: after an edit of C files only, kbuild's own recipes of
-	the directories concerned and the link (quickbuild.py), or plain make
-	(which records those recipes for the next time); else kunit.py
-	run."""
+	the directories concerned and the link (quickbuild.py), or plain make;
+	else kunit.py run. Returns the result, and what to write kbuild's
+	recipes down for once it is stamped (_record_recipes()), if the
+	build directory has none for it."""
 	uml = arches.ARCHES[opts.arch].uml
 	# Both look for newer files of the tree: side by side.
-	changed = quickbuild.changed_sources(src, build / stamp.STAMP)
+	changed = quickbuild.changed_sources(src, build / stamp.STAMP) \
+		if uml else None
 	configured = stamp.config_holds(build, src, opts.arch, config, written)
-	sources = changed()
-	cc = next((o.split('=', 1)[1] for o in opts.make_options
-		   if o.startswith('CC=')), 'gcc').split()[-1]
-	recipes = quickbuild.key(config, {**os.environ, **opts.env}, cc)
-	rec = quickbuild.load(build, recipes) if configured and uml else None
+	sources = changed() if changed else []
+	recipes = quickbuild.key(config, {**os.environ, **opts.env}, opts.jobs,
+				 _tools(opts)) if uml and configured else None
+	rec = quickbuild.load(build, recipes)
 	p = quickbuild.plan(build, rec, sources) if rec else None
 	stamp.forget(build)
 	if p:
@@ -119,29 +124,58 @@ def _build_and_run(src: Path, build: Path, opts: runner.RunOptions,
 			result = runner.run_kunit(src, build, opts, results,
 						  exec_only=True)
 			result.build_seconds = seconds
-			return result
+			return result, None
 		progress.progress(f'a recipe failed (see {results}/quickbuild.log): '
 				  'make')
 	if not configured:
 		progress.progress(f'running kunit.py in {src} (build: {build})')
 		quickbuild.forget(build)
-		return runner.run_kunit(src, build, opts, results)
+		return runner.run_kunit(src, build, opts, results), None
 	progress.progress(f'only C files changed since the last build in '
 			  f'{build}: make, then kunit.py exec')
-	result = runner.run_kunit(src, build, opts, results, prebuilt_config=True)
-	if uml and not rec and recipes and result.booted:
-		# Once a configuration: make again, with nothing to build, and
-		# write down kbuild's recipes for the next edit.
-		progress.progress('writing down kbuild\'s recipes for the next '
-				  'edit (make, nothing to build)')
-		record = quickbuild.recording_options(build)
-		made = dataclasses.replace(
-			opts, quiet=True,
-			make_options=[*opts.make_options,
-				      f'SHELL={record["SHELL"]}'],
-			env={**opts.env,
-			     'MM_KUNIT_RECIPES': record['MM_KUNIT_RECIPES']})
-		if runner.make(src, build, made, results / 'recipes.log') \
-		   is not None:
-			quickbuild.save(build, recipes)
-	return result
+	return (runner.run_kunit(src, build, opts, results, prebuilt_config=True),
+		None if rec else recipes)
+
+
+def _tools(opts: runner.RunOptions) -> Tuple[str, ...]:
+	"""The compiler and linker of opts's builds (their make options'
+	CC= and LD=, kbuild's defaults otherwise)."""
+	def tool(var: str, default: str) -> str:
+		value = next((o.split('=', 1)[1] for o in opts.make_options
+			      if o.startswith(f'{var}=')), default)
+		return value.split()[-1] if value.split() else default
+	return tool('CC', 'gcc'), tool('LD', 'ld')
+
+
+def _record_recipes(src: Path, build: Path, opts: runner.RunOptions,
+		    results: Path, recipes: str) -> None:
+	"""Once a configuration, after a build with plain make that booted:
+	make again, with nothing left to build, through quickbuild's shell,
+	which writes down kbuild's recipes for the next edits. If that make
+	built anything (a file saved while the kernel booted), the kernel is
+	no longer the one that ran: neither it nor the recipes are kept."""
+	progress.progress('writing down kbuild\'s recipes for the next edits '
+			  '(make again, nothing to build)')
+	record = quickbuild.recording_options(build)
+	env = {**opts.env, 'MM_KUNIT_RECIPES': record['MM_KUNIT_RECIPES']}
+	# make's --output-sync would give each recipe an output of its own,
+	# which is how the shell tells a recipe from a $(shell) call.
+	flags = os.environ.get('MAKEFLAGS')
+	if flags:
+		env['MAKEFLAGS'] = ' '.join(
+			t for t in flags.split()
+			if not t.startswith(('-O', '--output-sync')))
+	made = dataclasses.replace(
+		opts, quiet=True, env=env,
+		make_options=[*opts.make_options, f'SHELL={record["SHELL"]}'])
+	before = stamp.outputs(build, opts.arch)
+	built = runner.make(src, build, made, results / 'recipes.log')
+	if built is None or stamp.outputs(build, opts.arch) != before:
+		progress.progress('make built again while writing down kbuild\'s '
+				  f'recipes (see {results}/recipes.log): the next '
+				  'run builds with make')
+		quickbuild.forget(build)
+		stamp.forget(build)
+	elif not quickbuild.save(build, recipes):
+		progress.progress('kbuild\'s recipes were not found in '
+				  f'{results}/recipes.log: edits build with make')

@@ -73,6 +73,12 @@ def _outputs(build_dir: Path, arch: str) -> Optional[Dict[str, List[int]]]:
 	return out
 
 
+def outputs(build_dir: Path, arch: str) -> Optional[Dict[str, List[int]]]:
+	"""The size and time of what a build of build_dir left (the
+	.config, .version, the kernel image), or None if one is missing."""
+	return _outputs(build_dir, arch)
+
+
 def forget(build_dir: Path) -> None:
 	"""Before a build: whatever it leaves, it is not the kernel that was
 	stamped (holds() fails). What the .config was configured from still
@@ -124,11 +130,14 @@ class TreeCheck:
 
 	def __init__(self, src: Path, build_dir: Path,
 		     ignored: Sequence[str] = ()) -> None:
-		# Those whose names end in one of ignored do not count.
+		# Those whose names end in one of ignored do not count, nor
+		# does the bytecode kunit.py's Python writes beside it while
+		# the build runs (the stamp takes the time it started).
 		self._find = subprocess.Popen(
 			['find', str(src), '-newer', str(build_dir / STAMP),
 			 '-type', 'f',
-			 *(a for suffix in ignored for a in ('!', '-name', f'*{suffix}')),
+			 *(a for suffix in (*ignored, '.pyc')
+			   for a in ('!', '-name', f'*{suffix}')),
 			 '-print', '-quit'],
 			stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from mmkunit import quickbuild
 
@@ -133,6 +133,9 @@ def test_an_edit_walks_the_directories_of_what_depends_on_it(
 	# fixdep writes a header included through '..' as it was.
 	_cmd(tmp_path, 'kernel/fork.o', [f'{src}/kernel/fork.c',
 					 f'{src}/kernel/../mm/u.h'])
+	# A path in a command, between a parenthesis and ';'.
+	(tmp_path / 'init/.version.o.cmd').write_text(
+		f'savedcmd_init/version.o := x=$$(cat {src}/mm/w.h); gcc\n')
 	for d in ('.', 'mm', 'mm/sub'):
 		(tmp_path / d / '.built-in.a.cmd').write_text(
 			f'savedcmd_{d}/built-in.a := ar $(pound) $$X {d}\n')
@@ -148,6 +151,8 @@ def test_an_edit_walks_the_directories_of_what_depends_on_it(
 	assert steps(f'{src}/mm/sub/deeper/b.c') == [
 		'walk mm/sub', 'ar # $X mm', 'ar # $X .', 'link a', 'link b']
 	assert steps(f'{src}/mm/u.h') == ['walk kernel', 'ar # $X .', 'link a',
+					 'link b']
+	assert steps(f'{src}/mm/w.h') == ['walk init', 'ar # $X .', 'link a',
 					 'link b']
 	assert steps(f'{src}/mm/sub/a.c', f'{src}/init/main.c') == [
 		'walk init', 'walk mm/sub', 'ar # $X mm', 'ar # $X .', 'link a',
@@ -193,23 +198,34 @@ def test_a_failed_recipe_stops_the_build(tmp_path: Path) -> None:
 	assert (tmp_path / 'log').read_text() == 'one\none\n'
 
 
+def qkey(config: Optional[str], env: Dict[str, str],
+	 jobs: int = 2) -> Optional[str]:
+	return quickbuild.key(config, env, jobs, ('gcc', 'ld'))
+
+
 def test_a_recording_is_for_the_environment_a_build_reads(
 		tmp_path: Path) -> None:
-	gcc = tmp_path / 'gcc'
-	gcc.write_text('#!/bin/sh\n')
-	gcc.chmod(0o755)
+	gcc, ld = tmp_path / 'gcc', tmp_path / 'ld'
+	for tool in (gcc, ld):
+		tool.write_text('#!/bin/sh\n')
+		tool.chmod(0o755)
 	base = {'PATH': str(tmp_path), 'CCACHE_DIR': '/c', 'TERM': 'xterm'}
 	# PATH differs with how Python was started (pyenv's shims).
-	assert quickbuild.key('config', base) == quickbuild.key(
+	assert qkey('config', base) == qkey(
 		'config', {**base, 'PATH': f'/py/bin:{tmp_path}'})
-	k = quickbuild.key('config', base)
-	assert k == quickbuild.key('config', {**base, 'TERM': 'dumb',
+	k = qkey('config', base)
+	assert k == qkey('config', {**base, 'TERM': 'dumb',
 					      'OLDPWD': '/'})
-	assert len({k, quickbuild.key('other config', base),
-		    quickbuild.key('config', {**base, 'KBUILD_BUILD_VERSION': '7'}),
-		    quickbuild.key('config', {**base, 'CCACHE_DIR': '/d'}),
-		    quickbuild.key('config', {**base, 'KCFLAGS': '-O1'})}) == 5
-	assert quickbuild.key(None, base) is None
-	# Another compiler (its version is part of the .config).
+	assert len({k, qkey('other config', base),
+		    qkey('config', {**base, 'KBUILD_BUILD_VERSION': '7'}),
+		    qkey('config', {**base, 'CCACHE_DIR': '/d'}),
+		    qkey('config', {**base, 'KCFLAGS': '-O1'})}) == 5
+	assert qkey(None, base) is None
+	# make's jobs (the recipes carry -j).
+	assert qkey('config', base, 4) != k
+	# Another compiler or linker (their versions are in the .config).
 	gcc.write_text('#!/bin/sh\n# 13\n')
-	assert quickbuild.key('config', base) != k
+	k13 = qkey('config', base)
+	assert k13 != k
+	ld.write_text('#!/bin/sh\n# 2.41\n')
+	assert qkey('config', base) not in (k, k13)

@@ -231,3 +231,59 @@ def test_an_edit_of_c_files_is_built_from_the_recorded_recipes(
 	# A recipe fails (a compile error): make builds and says why.
 	edited_run('/* three */\n')
 	assert calls[5:] == ['recipes', 'make']
+
+
+def test_a_recording_make_that_builds_keeps_nothing(
+		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""If the make that writes kbuild's recipes down builds anything (a
+	file saved while the kernel booted), the kernel is not the one that
+	ran: no recipes are kept and the next run builds."""
+	import tarfile
+	from mmkunit import quickbuild
+	tarball = tmp_path / 'linux-source-6.12.tar.xz'
+	with tarfile.open(tarball, 'w:xz') as t:
+		t.add(kernel_tree, arcname='linux-source-6.12')
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
+	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
+	calls: List[str] = []
+
+	def run_kunit(tree: Path, build: Path, opts: runner.RunOptions,
+		      results: Path, prebuilt_config: bool = False,
+		      exec_only: bool = False) -> runner.RunResult:
+		calls.append('exec' if exec_only else
+			     'make' if prebuilt_config else 'kunit.py run')
+		results.mkdir(parents=True, exist_ok=True)
+		build.mkdir(parents=True, exist_ok=True)
+		for name in ('.config', '.version', 'linux'):
+			if not exec_only and (name != '.config' or
+					      not prebuilt_config):
+				(build / name).write_text(f'built {len(calls)}\n')
+		return runner.RunResult(0, [runner.CaseResult('s.a', P)],
+					results, booted=True)
+
+	def make(tree: Path, build: Path, opts: runner.RunOptions,
+		 log: Path) -> float:
+		calls.append('record')
+		(build / 'linux').write_text('built again\n')
+		return 1.0
+
+	saved: List[str] = []
+	monkeypatch.setattr(runner, 'run_kunit', run_kunit)
+	monkeypatch.setattr(runner, 'make', make)
+	monkeypatch.setattr(quickbuild, 'save',
+			    lambda b, k: saved.append(k or '') or True)
+
+	def edited_run(text: str) -> None:
+		(overlay_dir / 'mm/tests/foo_kunit.h').write_text(text)
+		runs.run_suites(Session(Source(cache=tmp_path / 'c',
+					       install=False, tarball=tarball),
+					Build(quiet=True)))
+
+	edited_run('/* first */\n')
+	edited_run('/* one */\n')
+	assert calls == ['kunit.py run', 'make', 'record'] and not saved
+	# Not the stamped kernel: built again, with make.
+	runs.run_suites(Session(Source(cache=tmp_path / 'c', install=False,
+				       tarball=tarball), Build(quiet=True)))
+	assert calls[3:] == ['make', 'record']
