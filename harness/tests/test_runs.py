@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, List
+from typing import Any, Callable, List, Optional, Tuple
 
 import pytest
 
@@ -165,16 +165,14 @@ def test_a_run_with_nothing_changed_boots_the_last_build(
 	assert execs == [False, True, False, True, False, False]
 
 
-def test_an_edit_of_c_files_is_built_from_the_recorded_recipes(
-		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
-		monkeypatch: pytest.MonkeyPatch) -> None:
-	"""After an edit of C files only: with no recording, make builds,
-	then make again with the recording shell (nothing to build) writes
-	the recipes down; with one, its plan runs instead of make and the
-	kernel is booted as it is; a plan whose recipe fails is built with
-	make. The build before the first edit is kunit.py run's."""
+def _edits(tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
+	   monkeypatch: pytest.MonkeyPatch
+	   ) -> Tuple[List[str], Callable[[Optional[str]], None]]:
+	"""Runs of the suites in the harness's copy of a kernel tarball,
+	kunit.py stood in for: the list of how each run built ('kunit.py
+	run', 'make', 'exec' of a kernel built otherwise), and a run after an
+	edit of a test file to the text given (None: no edit)."""
 	import tarfile
-	from mmkunit import quickbuild
 	tarball = tmp_path / 'linux-source-6.12.tar.xz'
 	with tarfile.open(tarball, 'w:xz') as t:
 		t.add(kernel_tree, arcname='linux-source-6.12')
@@ -196,6 +194,29 @@ def test_an_edit_of_c_files_is_built_from_the_recorded_recipes(
 		return runner.RunResult(0, [runner.CaseResult('s.a', P)],
 					results, booted=True)
 
+	def run(text: Optional[str]) -> None:
+		if text is not None:
+			(overlay_dir / 'mm/tests/foo_kunit.h').write_text(text)
+		runs.run_suites(Session(Source(cache=tmp_path / 'c',
+					       install=False, tarball=tarball),
+					Build(quiet=True)))
+
+	monkeypatch.setattr(runner, 'run_kunit', run_kunit)
+	return calls, run
+
+
+def test_an_edit_of_c_files_is_built_from_the_recorded_recipes(
+		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""After an edit of C files only: with no recording, make builds,
+	then make again with the recording shell (nothing to build) writes
+	the recipes down; with one, its plan runs instead of make and the
+	kernel is booted as it is; a plan whose recipe fails is built with
+	make. The build before the first edit is kunit.py run's."""
+	from mmkunit import quickbuild
+	calls, edited_run = _edits(tmp_path, kernel_tree, overlay_dir,
+				   monkeypatch)
+
 	def make(tree: Path, build: Path, opts: runner.RunOptions,
 		 log: Path) -> float:
 		assert any(o.startswith('SHELL=') for o in opts.make_options)
@@ -206,7 +227,6 @@ def test_an_edit_of_c_files_is_built_from_the_recorded_recipes(
 	recorded: List[str] = []
 	steps_ok = [True, False]
 	plan = quickbuild.Plan([], [])
-	monkeypatch.setattr(runner, 'run_kunit', run_kunit)
 	monkeypatch.setattr(runner, 'make', make)
 	monkeypatch.setattr(quickbuild, 'save',
 			    lambda b, k: recorded.append(k or '') or True)
@@ -215,12 +235,6 @@ def test_an_edit_of_c_files_is_built_from_the_recorded_recipes(
 	monkeypatch.setattr(quickbuild, 'plan', lambda b, r, c: plan if c else None)
 	monkeypatch.setattr(quickbuild, 'build',
 			    lambda p, out: calls.append('recipes') or steps_ok.pop(0))
-
-	def edited_run(text: str) -> None:
-		(overlay_dir / 'mm/tests/foo_kunit.h').write_text(text)
-		runs.run_suites(Session(Source(cache=tmp_path / 'c',
-					       install=False, tarball=tarball),
-					Build(quiet=True)))
 
 	edited_run('/* first */\n')
 	assert calls == ['kunit.py run']
@@ -239,28 +253,9 @@ def test_a_recording_make_that_builds_keeps_nothing(
 	"""If the make that writes kbuild's recipes down builds anything (a
 	file saved while the kernel booted), the kernel is not the one that
 	ran: no recipes are kept and the next run builds."""
-	import tarfile
 	from mmkunit import quickbuild
-	tarball = tmp_path / 'linux-source-6.12.tar.xz'
-	with tarfile.open(tarball, 'w:xz') as t:
-		t.add(kernel_tree, arcname='linux-source-6.12')
-	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
-	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
-	calls: List[str] = []
-
-	def run_kunit(tree: Path, build: Path, opts: runner.RunOptions,
-		      results: Path, prebuilt_config: bool = False,
-		      exec_only: bool = False) -> runner.RunResult:
-		calls.append('exec' if exec_only else
-			     'make' if prebuilt_config else 'kunit.py run')
-		results.mkdir(parents=True, exist_ok=True)
-		build.mkdir(parents=True, exist_ok=True)
-		for name in ('.config', '.version', 'linux'):
-			if not exec_only and (name != '.config' or
-					      not prebuilt_config):
-				(build / name).write_text(f'built {len(calls)}\n')
-		return runner.RunResult(0, [runner.CaseResult('s.a', P)],
-					results, booted=True)
+	calls, edited_run = _edits(tmp_path, kernel_tree, overlay_dir,
+				   monkeypatch)
 
 	def make(tree: Path, build: Path, opts: runner.RunOptions,
 		 log: Path) -> float:
@@ -269,21 +264,12 @@ def test_a_recording_make_that_builds_keeps_nothing(
 		return 1.0
 
 	saved: List[str] = []
-	monkeypatch.setattr(runner, 'run_kunit', run_kunit)
 	monkeypatch.setattr(runner, 'make', make)
 	monkeypatch.setattr(quickbuild, 'save',
 			    lambda b, k: saved.append(k or '') or True)
-
-	def edited_run(text: str) -> None:
-		(overlay_dir / 'mm/tests/foo_kunit.h').write_text(text)
-		runs.run_suites(Session(Source(cache=tmp_path / 'c',
-					       install=False, tarball=tarball),
-					Build(quiet=True)))
-
 	edited_run('/* first */\n')
 	edited_run('/* one */\n')
 	assert calls == ['kunit.py run', 'make', 'record'] and not saved
 	# Not the stamped kernel: built again, with make.
-	runs.run_suites(Session(Source(cache=tmp_path / 'c', install=False,
-				       tarball=tarball), Build(quiet=True)))
+	edited_run(None)
 	assert calls[3:] == ['make', 'record']
