@@ -10,7 +10,7 @@ the one object that changed; then the kernel's link steps run (about
 runs as recipes of its sub-makes. So, once per configuration, after a
 build, the harness runs make again (with nothing left to build) with a
 shell that writes down each recipe with the environment make gives it
-(record()); after that, for an edit of C files only
+(recording_options(), save(); runs.py runs that make); after that, for an edit of C files only
 (stamp.config_holds()), it runs the same recipes itself: kbuild's
 sub-make of each directory that holds an object depending on a changed
 file (the objects' .cmd files, which kbuild's fixdep writes, name every
@@ -267,7 +267,6 @@ def _ancestors(d: str) -> List[str]:
 class Plan:
 	"""The recipes that rebuild the kernel after the edit, in order."""
 	steps: List[Recipe]
-	changed: List[str]
 
 
 def plan(build_dir: Path, rec: Recording,
@@ -305,7 +304,7 @@ def plan(build_dir: Path, rec: Recording,
 		if not m:
 			return None
 		steps.append(Recipe(str(build_dir), _unescape(m.group(1)), env))
-	return Plan(steps + list(rec.link), list(changed))
+	return Plan(steps + list(rec.link))
 
 
 def _unescape(cmd: str) -> str:

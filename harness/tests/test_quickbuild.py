@@ -190,11 +190,11 @@ def test_a_failed_recipe_stops_the_build(tmp_path: Path) -> None:
 	steps = [quickbuild.Recipe(str(tmp_path), cmd, env) for cmd in (
 		'echo one >> log', 'false', 'echo three >> log')]
 	with open(tmp_path / 'out', 'w') as f:
-		assert not quickbuild.build(quickbuild.Plan(steps, []), f)
+		assert not quickbuild.build(quickbuild.Plan(steps), f)
 	assert (tmp_path / 'log').read_text() == 'one\n'
 	assert (tmp_path / 'out').read_text().splitlines()[-1] == '$ false'
 	with open(tmp_path / 'out', 'w') as f:
-		assert quickbuild.build(quickbuild.Plan(steps[:1], []), f)
+		assert quickbuild.build(quickbuild.Plan(steps[:1]), f)
 	assert (tmp_path / 'log').read_text() == 'one\none\n'
 
 

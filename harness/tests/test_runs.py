@@ -226,7 +226,7 @@ def test_an_edit_of_c_files_is_built_from_the_recorded_recipes(
 
 	recorded: List[str] = []
 	steps_ok = [True, False]
-	plan = quickbuild.Plan([], [])
+	plan = quickbuild.Plan([])
 	monkeypatch.setattr(runner, 'make', make)
 	monkeypatch.setattr(quickbuild, 'save',
 			    lambda b, k: recorded.append(k or '') or True)
