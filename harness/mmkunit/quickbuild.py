@@ -36,7 +36,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 RECIPES = 'mm-kunit-recipes.json'
 # The shell make runs its commands with while it records: each recipe
@@ -206,21 +206,6 @@ def forget(build_dir: Path) -> None:
 	(build_dir / RECIPES).unlink(missing_ok=True)
 
 
-def changed_sources(src: Path, stamp: Path) -> Callable[[], List[str]]:
-	"""Starts listing the C files and headers of src newer than stamp;
-	the function returned waits for the list (absolute paths, empty if
-	there is no stamp)."""
-	find = subprocess.Popen(['find', str(src), '-newer', str(stamp), '-type',
-				 'f', '(', '-name', '*.c', '-o', '-name', '*.h',
-				 ')'], stdout=subprocess.PIPE,
-				stderr=subprocess.DEVNULL, text=True)
-
-	def listed() -> List[str]:
-		out, _ = find.communicate()
-		return sorted(out.split()) if find.returncode == 0 else []
-	return listed
-
-
 def _dependents(build_dir: Path,
 		changed: Sequence[str]) -> Optional[List[str]]:
 	"""The directories (relative to build_dir) of the objects whose .cmd
@@ -265,13 +250,16 @@ def _ancestors(d: str) -> List[str]:
 
 @dataclasses.dataclass(frozen=True)
 class Plan:
-	"""The recipes that rebuild the kernel after the edit, in order."""
+	"""The recipes that rebuild the kernel after the edit, in order, and
+	the directories whose recorded sub-makes are among them."""
 	steps: List[Recipe]
+	walks: List[str]
 
 
 def plan(build_dir: Path, rec: Recording,
 	 changed: Sequence[str]) -> Optional[Plan]:
-	"""The recipes to run for changed (changed_sources()): the recorded
+	"""The recipes to run for changed (the C files and headers newer than
+	the stamp, stamp.TreeCheck.files()): the recorded
 	sub-make of the nearest walked directory above each target that
 	depends on one of them, kbuild's archive command (from its .cmd
 	file) of each directory above those, then the link. None (make
@@ -304,7 +292,7 @@ def plan(build_dir: Path, rec: Recording,
 		if not m:
 			return None
 		steps.append(Recipe(str(build_dir), _unescape(m.group(1)), env))
-	return Plan(steps + list(rec.link))
+	return Plan(steps + list(rec.link), sorted(walks))
 
 
 def _unescape(cmd: str) -> str:

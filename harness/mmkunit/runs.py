@@ -99,22 +99,20 @@ def _build_and_run(src: Path, build: Path, opts: runner.RunOptions,
 	recipes down for once it is stamped (_record_recipes()), if the
 	build directory has none for it."""
 	uml = arches.ARCHES[opts.arch].uml
-	# Both look for newer files of the tree: side by side.
-	changed = quickbuild.changed_sources(src, build / stamp.STAMP) \
-		if uml else None
-	configured = stamp.config_holds(build, src, opts.arch, config, written)
-	sources = changed() if changed else []
+	newer = stamp.TreeCheck(src, build)
+	configured = stamp.config_holds(build, src, opts.arch, config, written,
+					newer)
+	sources = newer.files(stamp.CONFIG_FREE)  # waits for the find
 	recipes = quickbuild.key(config, {**os.environ, **opts.env}, opts.jobs,
 				 _tools(opts)) if uml and configured else None
 	rec = quickbuild.load(build, recipes)
 	p = quickbuild.plan(build, rec, sources) if rec else None
 	stamp.forget(build)
 	if p:
-		dirs = ', '.join(sorted({s.command.split('obj=')[1].split()[0]
-					 for s in p.steps if 'obj=' in s.command}))
 		progress.progress(f'only C files changed since the last build in '
-				  f'{build}: kbuild\'s recipes for {dirs or "the link"} '
-				  'and the link, without make\'s walk of the tree')
+				  f'{build}: kbuild\'s recipes for '
+				  f'{", ".join(p.walks)} and the link, without '
+				  'make\'s walk of the tree')
 		results.mkdir(parents=True, exist_ok=True)
 		started = time.monotonic()
 		with open(results / 'quickbuild.log', 'w') as out:

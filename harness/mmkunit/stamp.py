@@ -57,10 +57,12 @@ def config_inputs(source: str, opts: runner.RunOptions) -> Optional[str]:
 # What an edit may write into the tree and still leave the .config as it
 # is: C sources and headers. Anything else (a Kconfig, a Makefile, a
 # kunitconfig) has kunit.py configure the build again.
-_CONFIG_FREE = ('.c', '.h')
+CONFIG_FREE = ('.c', '.h')
 
 
-def _outputs(build_dir: Path, arch: str) -> Optional[Dict[str, List[int]]]:
+def outputs(build_dir: Path, arch: str) -> Optional[Dict[str, List[int]]]:
+	"""The size and time of what a build of build_dir left (the
+	.config, .version, the kernel image), or None if one is missing."""
 	out = {}
 	# What a build leaves, besides its objects: kunit.py exec boots the
 	# image.
@@ -71,12 +73,6 @@ def _outputs(build_dir: Path, arch: str) -> Optional[Dict[str, List[int]]]:
 		st = path.stat()
 		out[name] = [st.st_size, st.st_mtime_ns]
 	return out
-
-
-def outputs(build_dir: Path, arch: str) -> Optional[Dict[str, List[int]]]:
-	"""The size and time of what a build of build_dir left (the
-	.config, .version, the kernel image), or None if one is missing."""
-	return _outputs(build_dir, arch)
 
 
 def forget(build_dir: Path) -> None:
@@ -103,12 +99,12 @@ def record(build_dir: Path, arch: str, digest: Optional[str],
 	digest's inputs, configured from config's (config_inputs()), built
 	from the tree as it was at time since (when the build started: a
 	file saved while it built or booted is newer than the stamp)."""
-	outputs = _outputs(build_dir, arch) if digest else None
-	if outputs:
+	left = outputs(build_dir, arch) if digest else None
+	if left:
 		path = build_dir / STAMP
 		path.write_text(json.dumps(
 			{'inputs': digest, 'config': config,
-			 'outputs': outputs}) + '\n')
+			 'outputs': left}) + '\n')
 		if since is not None:
 			os.utime(path, (since, since))
 
@@ -124,47 +120,69 @@ def _read(build_dir: Path) -> Dict[str, object]:
 
 
 class TreeCheck:
-	"""find over a tree for a file newer than a build's stamp, started
+	"""find over a tree for the files newer than a build's stamp, started
 	at once and left to run while the caller does something else (boots
-	the stamped kernel) until it asks for the answer."""
+	the stamped kernel) until it asks for the answer. The bytecode
+	kunit.py's Python writes beside it while a build runs does not count
+	(the stamp takes the time the build started)."""
 
-	def __init__(self, src: Path, build_dir: Path,
-		     ignored: Sequence[str] = ()) -> None:
-		# Those whose names end in one of ignored do not count, nor
-		# does the bytecode kunit.py's Python writes beside it while
-		# the build runs (the stamp takes the time it started).
+	def __init__(self, src: Path, build_dir: Path) -> None:
 		self._find = subprocess.Popen(
 			['find', str(src), '-newer', str(build_dir / STAMP),
-			 '-type', 'f',
-			 *(a for suffix in (*ignored, '.pyc')
-			   for a in ('!', '-name', f'*{suffix}')),
-			 '-print', '-quit'],
+			 '-type', 'f', '!', '-name', '*.pyc'],
 			stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+		self._newer: Optional[List[str]] = None
+		self._asked = False
+
+	def _found(self) -> Optional[List[str]]:
+		"""The newer files (absolute paths), None if find failed (no
+		stamp)."""
+		if not self._asked:
+			out, _ = self._find.communicate()
+			self._asked = True
+			if self._find.returncode == 0:
+				self._newer = sorted(out.split())
+		return self._newer
 
 	def none_newer(self) -> bool:
 		"""Whether no file of the tree is newer than the stamp."""
-		out, _ = self._find.communicate()
-		return self._find.returncode == 0 and not out
+		return self._found() == []
+
+	def only(self, suffixes: Sequence[str]) -> bool:
+		"""Whether every newer file's name ends in one of suffixes."""
+		found = self._found()
+		return found is not None and \
+			all(f.endswith(tuple(suffixes)) for f in found)
+
+	def files(self, suffixes: Sequence[str]) -> List[str]:
+		"""The newer files whose names end in one of suffixes (none if
+		there is no stamp)."""
+		return [f for f in self._found() or []
+			if f.endswith(tuple(suffixes))]
 
 
 def config_holds(build_dir: Path, src: Path, arch: str,
 		 config: Optional[str],
-		 written: Optional[Sequence[str]]) -> bool:
+		 written: Optional[Sequence[str]],
+		 newer: Optional[TreeCheck] = None) -> bool:
 	"""Whether build_dir's .config is the one kunit.py would make now:
 	the last build (stamped) was configured from config's inputs, its
 	.config is as that build left it, the harness wrote only C sources
 	and headers into src since (written; None: it cannot tell), and no
-	other file of src is newer than the stamp. Then plain make builds
-	what kunit.py run would."""
+	other file of src is newer than the stamp (newer: that check of src,
+	if the caller has started it). Then plain make builds what kunit.py
+	run would."""
 	stamp = _read(build_dir)
-	outputs = _outputs(build_dir, arch)
+	left = outputs(build_dir, arch)
 	made = stamp.get('outputs')
-	if not (config and written is not None and outputs and
+	if not (config and written is not None and left and
 		stamp.get('config') == config and isinstance(made, dict) and
-		made.get('.config') == outputs['.config'] and
-		all(f.endswith(_CONFIG_FREE) for f in written)):
+		made.get('.config') == left['.config'] and
+		all(f.endswith(CONFIG_FREE) for f in written)):
 		return False
-	return TreeCheck(src, build_dir, _CONFIG_FREE).none_newer()
+	if newer is None:
+		newer = TreeCheck(src, build_dir)
+	return newer.only(CONFIG_FREE)
 
 
 def holding(build_dir: Path, src: Path, arch: str,
@@ -174,7 +192,7 @@ def holding(build_dir: Path, src: Path, arch: str,
 	src changed since, which must also pass; else None."""
 	stamp = _read(build_dir)
 	if not digest or stamp.get('inputs') != digest or \
-	   stamp.get('outputs') != _outputs(build_dir, arch):
+	   stamp.get('outputs') != outputs(build_dir, arch):
 		return None
 	return TreeCheck(src, build_dir)
 

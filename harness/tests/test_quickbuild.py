@@ -160,6 +160,10 @@ def test_an_edit_walks_the_directories_of_what_depends_on_it(
 	# The archive commands run with the link's environment.
 	p = quickbuild.plan(tmp_path, rec, [f'{src}/mm/t.h'])
 	assert p is not None and p.steps[1].env == {'LINK': '1'}
+	p = quickbuild.plan(tmp_path, rec, [f'{src}/mm/sub/a.c',
+					    f'{src}/mm/sub/deeper/b.c',
+					    f'{src}/init/main.c'])
+	assert p is not None and p.walks == ['init', 'mm/sub']
 
 
 def test_make_decides_what_the_recording_does_not_cover(
@@ -190,11 +194,11 @@ def test_a_failed_recipe_stops_the_build(tmp_path: Path) -> None:
 	steps = [quickbuild.Recipe(str(tmp_path), cmd, env) for cmd in (
 		'echo one >> log', 'false', 'echo three >> log')]
 	with open(tmp_path / 'out', 'w') as f:
-		assert not quickbuild.build(quickbuild.Plan(steps), f)
+		assert not quickbuild.build(quickbuild.Plan(steps, []), f)
 	assert (tmp_path / 'log').read_text() == 'one\n'
 	assert (tmp_path / 'out').read_text().splitlines()[-1] == '$ false'
 	with open(tmp_path / 'out', 'w') as f:
-		assert quickbuild.build(quickbuild.Plan(steps[:1]), f)
+		assert quickbuild.build(quickbuild.Plan(steps[:1], []), f)
 	assert (tmp_path / 'log').read_text() == 'one\none\n'
 
 

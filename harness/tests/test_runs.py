@@ -117,59 +117,12 @@ def test_a_result_that_varies_between_runs_is_flaky(
 	assert result.error == '1 flaky' and not result.ok
 
 
-def test_a_run_with_nothing_changed_boots_the_last_build(
-		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
-		monkeypatch: pytest.MonkeyPatch) -> None:
-	"""In the harness's copy of a kernel tarball: a run after a build
-	that booted, with nothing written into the tree since, runs that
-	kernel (kunit.py exec); an edited test file builds again, and so does
-	every run after a build that did not boot."""
-	import tarfile
-	tarball = tmp_path / 'linux-source-6.12.tar.xz'
-	with tarfile.open(tarball, 'w:xz') as t:
-		t.add(kernel_tree, arcname='linux-source-6.12')
-	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
-	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
-	execs: List[bool] = []
-	boots = [True, True, True, True, False, True]
-
-	def run_kunit(tree: Path, build: Path, opts: runner.RunOptions,
-		      results: Path, prebuilt_config: bool = False,
-		      exec_only: bool = False) -> runner.RunResult:
-		execs.append(exec_only)
-		results.mkdir(parents=True, exist_ok=True)
-		if not exec_only:
-			build.mkdir(parents=True, exist_ok=True)
-			for name in ('.config', '.version', 'linux'):
-				(build / name).write_text(f'built {len(execs)}\n')
-		return runner.RunResult(0, [runner.CaseResult('s.a', P)],
-					results, booted=boots.pop(0))
-
-	monkeypatch.setattr(runner, 'run_kunit', run_kunit)
-
-	def run() -> None:
-		runs.run_suites(Session(Source(cache=tmp_path / 'c',
-					       install=False, tarball=tarball),
-					Build(quiet=True)))
-
-	run()
-	run()
-	assert execs == [False, True]
-	(overlay_dir / 'mm/tests/foo_kunit.h').write_text('/* edited */\n')
-	run()
-	run()
-	assert execs == [False, True, False, True]
-	(overlay_dir / 'mm/tests/foo_kunit.h').write_text('/* broken */\n')
-	run()
-	run()
-	assert execs == [False, True, False, True, False, False]
-
-
 def _edits(tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
-	   monkeypatch: pytest.MonkeyPatch
+	   monkeypatch: pytest.MonkeyPatch, boots: Optional[List[bool]] = None
 	   ) -> Tuple[List[str], Callable[[Optional[str]], None]]:
 	"""Runs of the suites in the harness's copy of a kernel tarball,
-	kunit.py stood in for: the list of how each run built ('kunit.py
+	kunit.py stood in for, its kernels booting as boots says in turn
+	(all of them if None): the list of how each run built ('kunit.py
 	run', 'make', 'exec' of a kernel built otherwise), and a run after an
 	edit of a test file to the text given (None: no edit)."""
 	import tarfile
@@ -192,7 +145,8 @@ def _edits(tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
 					      not prebuilt_config):
 				(build / name).write_text(f'built {len(calls)}\n')
 		return runner.RunResult(0, [runner.CaseResult('s.a', P)],
-					results, booted=True)
+					results,
+					booted=boots.pop(0) if boots else True)
 
 	def run(text: Optional[str]) -> None:
 		if text is not None:
@@ -204,6 +158,27 @@ def _edits(tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
 	monkeypatch.setattr(runner, 'run_kunit', run_kunit)
 	return calls, run
 
+
+
+def test_a_run_with_nothing_changed_boots_the_last_build(
+		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""In the harness's copy of a kernel tarball: a run after a build
+	that booted, with nothing written into the tree since, runs that
+	kernel (kunit.py exec); an edited test file builds again, and so does
+	every run after a build that did not boot."""
+	calls, run = _edits(tmp_path, kernel_tree, overlay_dir, monkeypatch,
+			    boots=[True, True, True, True, False, True])
+	run(None)
+	run(None)
+	assert [c == 'exec' for c in calls] == [False, True]
+	run('/* edited */\n')
+	run(None)
+	assert [c == 'exec' for c in calls] == [False, True, False, True]
+	run('/* broken */\n')
+	run(None)
+	assert [c == 'exec' for c in calls] == [
+		False, True, False, True, False, False]
 
 def test_an_edit_of_c_files_is_built_from_the_recorded_recipes(
 		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
@@ -226,7 +201,7 @@ def test_an_edit_of_c_files_is_built_from_the_recorded_recipes(
 
 	recorded: List[str] = []
 	steps_ok = [True, False]
-	plan = quickbuild.Plan([])
+	plan = quickbuild.Plan([], ['mm'])
 	monkeypatch.setattr(runner, 'make', make)
 	monkeypatch.setattr(quickbuild, 'save',
 			    lambda b, k: recorded.append(k or '') or True)

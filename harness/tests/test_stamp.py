@@ -138,3 +138,22 @@ def test_a_configuration_holds_while_only_c_files_change(
 	# The .config rewritten by another command's build.
 	os.utime(build / '.config', ns=(2 * 10**18, 2 * 10**18))
 	assert not stamp.config_holds(build, src, 'um', 'config', [])
+
+
+def test_the_c_files_changed_since_a_stamp_are_listed(tmp_path: Path) -> None:
+	"""Every C file and header newer than the stamp, and nothing else;
+	none without a stamp."""
+	build, src = tmp_path / 'build', _src(tmp_path)
+	_built(build)
+	assert stamp.TreeCheck(src, build).files(stamp.CONFIG_FREE) == []
+	stamp.record(build, 'um', 'digest', 'config')
+	os.utime(build / stamp.STAMP, ns=(10**18, 10**18))
+	assert stamp.TreeCheck(src, build).files(stamp.CONFIG_FREE) == []
+	for name in ('mm/filemap.c', 'mm/internal.h', 'mm/Makefile'):
+		(src / name).write_text('/* new */\n')
+	check = stamp.TreeCheck(src, build)
+	assert check.files(stamp.CONFIG_FREE) == [
+		str(src / 'mm/filemap.c'), str(src / 'mm/internal.h')]
+	# One find answers every question asked of it.
+	assert not check.none_newer() and not check.only(stamp.CONFIG_FREE)
+	assert not stamp.config_holds(build, src, 'um', 'config', [], check)
