@@ -9,13 +9,30 @@ import dataclasses
 import os
 import platform
 from pathlib import Path
-from typing import Dict, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from mmkunit import arches
 from mmkunit import kvm
 from mmkunit import progress
 from mmkunit import runner
 from mmkunit.request import Build
+
+
+def config_options(configs: Sequence[Path]) -> List[str]:
+	"""The options of configurations (ARCH-NAME.config), as kunit.py's
+	--kconfig_add, which, unlike a second --kunitconfig, may set an
+	option the arch's sets otherwise (onecpu turns SMP off)."""
+	return [line for c in configs if c.is_file()
+		for line in map(str.strip, c.read_text().splitlines())
+		if line.startswith('CONFIG_') or line.endswith(' is not set')]
+
+
+def config_kernel_args(configs: Sequence[Path]) -> List[str]:
+	"""The boot options that go with configurations: the words of each
+	one's ARCH[-NAME].kernel_args."""
+	return [arg for c in configs
+		for f in [c.with_suffix('.kernel_args')] if f.is_file()
+		for arg in f.read_text().split()]
 
 
 def run_options(build: Build, configs: Sequence[Path], qemu_args: Path,
@@ -27,16 +44,6 @@ def run_options(build: Build, configs: Sequence[Path], qemu_args: Path,
 	QEMU's arguments from the file qemu_args, if there is one; gcc behind
 	ccache (its cache in $MM_KUNIT_CCACHE_DIR, else CACHE/ccache) unless
 	build says not; env added to the environment."""
-	# Boot options that go with a configuration: ARCH[-NAME].kernel_args.
-	kernel_args = [arg for c in configs
-		       for f in [c.with_suffix('.kernel_args')] if f.is_file()
-		       for arg in f.read_text().split()]
-	# A configuration's options as kunit.py --kconfig_add, which, unlike a
-	# second --kunitconfig, may set an option the arch's sets otherwise
-	# (onecpu turns SMP off).
-	kconfig_add = [line for c in configs[1:] if c.is_file()
-		       for line in map(str.strip, c.read_text().splitlines())
-		       if line.startswith('CONFIG_') or line.endswith(' is not set')]
 	cc = runner.RunOptions()
 	if build.ccache:
 		cc = runner.ccache_options(
@@ -47,10 +54,10 @@ def run_options(build: Build, configs: Sequence[Path], qemu_args: Path,
 		arch=build.arch, filter_glob=filter_glob,
 		kunit_args=list(build.kunit_args), jobs=build.jobs,
 		kunitconfigs=[c for c in configs[:1] if c.is_file()],
-		kconfig_add=kconfig_add,
+		kconfig_add=config_options(configs[1:]),
 		qemu_args=(' '.join(qemu_args.read_text().split())
 			   if qemu_args.is_file() else ''),
-		kernel_args=kernel_args, quiet=build.quiet,
+		kernel_args=config_kernel_args(configs), quiet=build.quiet,
 		make_options=cc.make_options, env={**cc.env, **env})
 
 

@@ -15,7 +15,9 @@ replay of no fix, whose rows run both ways the tree has), collects the
 lines into a CSV and a PNG plot, and checks the builds against the
 bounds: the mmap_miss replay's against the build that lacks every fix
 (verdicts()), the others' as counts the build with the change must give
-and the build without it must not (count_verdicts()).
+and the build without it must not (count_verdicts()). A replay may run
+the build with the change again in further configurations (Replay.also),
+columns it reports without bounds.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 from mmkunit import arches
 from mmkunit import deps
 from mmkunit import jobs
+from mmkunit import options as options_
 from mmkunit import overlay as ov
 from mmkunit import progress
 from mmkunit import runner
@@ -118,6 +121,12 @@ class Replay:
 	# The columns printed as tables (the CSV has every column); all if
 	# empty.
 	tabled: Tuple[str, ...] = ()
+	# Further configurations (kunit-configs/ARCH-NAME.config), each added
+	# to the one it runs in: the build with the change again, labelled
+	# "BUILD (NAME)", reported, not held to the bounds (they are the
+	# replay's configuration's). Named by --config, one of them is the
+	# configuration of every build, each reported alone.
+	also: Tuple[str, ...] = ()
 
 
 MMAP_MISS = 'mmap-miss'
@@ -632,6 +641,17 @@ def scales_case_limit(source: Path) -> bool:
 	return test_c.is_file() and 'kunit_timeout_mult' in test_c.read_text()
 
 
+def _hung_task_off(opts: runner.RunOptions) -> runner.RunOptions:
+	"""opts with the hung-task detector off where the arch's kunitconfig
+	or a configuration's options (--kconfig_add) turn it on."""
+	options = [*opts.kconfig_add, *(line for c in opts.kunitconfigs
+					for line in c.read_text().splitlines())]
+	if HUNG_TASK not in options or NO_HUNG_TASK in opts.kconfig_add:
+		return opts
+	return dataclasses.replace(opts,
+				   kconfig_add=[*opts.kconfig_add, NO_HUNG_TASK])
+
+
 def run_replay(s: Session, req: ReplayRequest) -> int:
 	"""The suite of one scale of a replay on each build, in req.workers
 	trees at once; the table, the CSV, the plot and the bounds."""
@@ -639,9 +659,13 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	if req.scale not in rp.suites:
 		raise ReplayError(f'replay {rp.name} has no {req.scale.value} '
 				  'scale')
-	# The options of the replay's configuration, added to another one
-	# that is named (--config debug: its checkers over the replay).
-	needs: List[str] = []
+	# A further configuration named (--config mglru): every build in it,
+	# reported alone.
+	named = s.build.config if s.build.config in rp.also else None
+	# The options and boot options of the replay's configuration, added
+	# to another one that is named (--config debug: its checkers over the
+	# replay).
+	needs: List[Path] = []
 	if rp.config:
 		needed = s.config_file(f'{s.build.arch}-{rp.config}.config')
 		if not needed.is_file():
@@ -650,8 +674,15 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 		if s.build.config is None:
 			s = s.with_config(rp.config)
 		elif s.build.config != rp.config:
-			needs = [line for line in needed.read_text().splitlines()
-				 if line.startswith('CONFIG_')]
+			needs = [needed]
+	# Each further configuration it runs in, but the one named.
+	also = {name: s.config_file(f'{s.build.arch}-{name}.config')
+		for name in rp.also if name != named}
+	for name, path in also.items():
+		if not path.is_file():
+			raise ReplayError(f'replay {rp.name} runs in configuration '
+					  f'{name} too, which {s.build.arch} has '
+					  'not')
 	s.ensure_deps(deps.REPLAY)
 	if req.scale is Scale.SEED and not rp.smp and not s.build.config and \
 	   s.config_file(f'{s.build.arch}-{ONE_CPU}.config').is_file() and \
@@ -680,14 +711,11 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 			f'revert of {", ".join(sorted(rp.fixes))} (kernel/reverts '
 			'of 7.3 has)')
 	opts = s.run_options(filter_glob=rp.suites[req.scale])
-	kconfig_add = [*opts.kconfig_add, *needs, rp.kconfig]
-	# Hung-task detection on in the arch's kunitconfig, or in a named
-	# configuration, whose options go to kunit.py as --kconfig_add.
-	options = kconfig_add + [line for c in opts.kunitconfigs
-				 for line in c.read_text().splitlines()]
-	if HUNG_TASK in options:
-		kconfig_add.append(NO_HUNG_TASK)
-	opts = dataclasses.replace(opts, kconfig_add=kconfig_add)
+	opts = dataclasses.replace(
+		opts, kconfig_add=[*opts.kconfig_add,
+				   *options_.config_options(needs), rp.kconfig],
+		kernel_args=[*opts.kernel_args,
+			     *options_.config_kernel_args(needs)])
 	if req.scale is Scale.SEED:
 		opts = dataclasses.replace(opts, timeout=SEED_TIMEOUT)
 	scale_memory = dict(rp.memory).get(req.scale)
@@ -707,18 +735,36 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 			f'scenario outlasts KUnit\'s {KUNIT_CASE_TIMEOUT} s limit '
 			'per test case (UML runs it in minutes)')
 
-	def job(b: ov.BeforeFix) -> jobs.Job:
-		label = b.label
+	# The build with the change again in each further configuration,
+	# its options added, in a build directory of its own; first, so
+	# that a configuration that does not hold stops the replay before
+	# its longest builds.
+	columns: List[Tuple[Optional[str], Session, runner.RunOptions,
+			    Sequence[ov.BeforeFix]]] = [
+		(name, s.apart(name), _hung_task_off(dataclasses.replace(
+			opts, kconfig_add=[*opts.kconfig_add,
+					   *options_.config_options([path])],
+			kernel_args=[*opts.kernel_args,
+				     *options_.config_kernel_args([path])])),
+		 labels[-1:]) for name, path in also.items()]
+	columns.append((named, s, _hung_task_off(opts), labels))
+
+	def in_column(label: str, config: Optional[str]) -> str:
+		return label if config is None else f'{label} ({config})'
+
+	def job(b: ov.BeforeFix, config: Optional[str], cs: Session,
+		copts: runner.RunOptions) -> jobs.Job:
+		label = in_column(b.label, config)
 
 		def run(t: trees.PreparedTree) -> runner.RunResult:
-			s.put_series(t, b.extra, s.overlay.without(b.without))
+			cs.put_series(t, b.extra, cs.overlay.without(b.without))
 			progress.progress(f'replay {rp.name} ({req.scale.value}) '
 					  f'on {label}'
-					  + (f', mem={opts.memory}'
-					     if opts.memory else ''))
+					  + (f', mem={copts.memory}'
+					     if copts.memory else ''))
 			return runner.run_kunit(
-				t.src, t.build_dir(s.build_key), opts,
-				base / re.sub(r'[^A-Za-z0-9]+', '-', label),
+				t.src, t.build_dir(cs.build_key), copts,
+				base / re.sub(r'[^A-Za-z0-9]+', '-', label).strip('-'),
 				prebuilt_config=True)
 		return run
 
@@ -727,13 +773,23 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	# while the other trees are made from its tree. Where CPUs race, the
 	# builds run in turn: two kernels at once would leave a CPU of each
 	# spinning for a lock the other's descheduled CPU holds.
-	order = list(reversed(labels))
 	workers = 1 if rp.smp else req.workers
-	results = dict(zip((b.label for b in order), jobs.run_jobs(
-		s, tree, workers, [job(b) for b in order], opts)))
+	results: Dict[str, object] = {}
+	with tree.locked():
+		for config, cs, copts, built in columns:
+			order = list(reversed(built))
+			results.update(zip(
+				(in_column(b.label, config) for b in order),
+				jobs.run_jobs(cs, tree, workers,
+					      [job(b, config, cs, copts)
+					       for b in order], copts)))
+	# The replay's own configuration's builds, then the further ones'.
+	shown = [in_column(b.label, config)
+		 for config, _, _, built in columns[-1:] + columns[:-1]
+		 for b in built]
 	rows: List[Row] = []
 	failed: List[str] = []
-	for label in (b.label for b in labels):
+	for label in shown:
 		result = results[label]
 		assert isinstance(result, runner.RunResult)
 		ktap = result.results_dir / 'ktap.log'
@@ -757,12 +813,19 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	print(f'mm-kunit: replay table in {base / "replay.csv"}'
 	      + (f' and {base / "replay.png"}' if rows else ''))
 	wrong: List[str] = []
-	if len(labels) > 1 and not failed and rp.relative:
-		vs = verdicts(rows, table_rows, labels[0].label)
+	# The bounds are the replay's configuration's: its builds' alone.
+	bounded = [r for r in rows if r.build in {b.label for b in labels}]
+	if named:
+		whose = (f"configuration {rp.config}'s" if rp.config
+			 else "the arch's configuration's")
+		print(f'mm-kunit: replay {rp.name} in configuration {named}: '
+		      f'reported, not held to its bounds (they are {whose})')
+	elif len(labels) > 1 and not failed and rp.relative:
+		vs = verdicts(bounded, table_rows, labels[0].label)
 		print(summary(vs, labels[-1].label))
 		wrong = wrong_bounds(vs, labels[-1].label)
 	elif not rp.relative and not failed:
-		cvs = count_verdicts(rows, counted, labels[-1].label)
+		cvs = count_verdicts(bounded, counted, labels[-1].label)
 		print(count_summary(cvs))
 		wrong = [str(v) for v in cvs if not v.right]
 	for w in wrong:

@@ -61,6 +61,8 @@ class Session:
 		self.env: Dict[str, str] = {}
 		# Patches put on top of the series for this command's builds.
 		self.extra: List[ov.Patch] = []
+		# The build directory's name, where apart() gave it one.
+		self._key: Optional[str] = None
 
 	def with_config(self, config: Optional[str]) -> Session:
 		"""This session built under another configuration: the same
@@ -73,12 +75,21 @@ class Session:
 		other.extra = list(self.extra)
 		return other
 
+	def apart(self, name: str) -> Session:
+		"""This session building in a directory of its own, its
+		name this one's with "+name" (another configuration's options
+		added to this one's, say)."""
+		other = self.with_config(self.build.config)
+		other._key = f'{self.build_key}+{name}'
+		return other
+
 	def with_additions(self, extra: Sequence[ov.Patch] = (),
 			   env: Optional[Dict[str, str]] = None) -> Session:
 		"""This session with patches put on top of the series for its
 		builds, and variables added to kunit.py's and make's
 		environment."""
 		other = self.with_config(self.build.config)
+		other._key = self._key
 		other.extra += extra
 		other.env.update(env or {})
 		return other
@@ -158,8 +169,11 @@ class Session:
 
 	@property
 	def build_key(self) -> str:
-		"""Names the build directory: the arch, and the config if any."""
+		"""Names the build directory: the arch, and the config if any
+		(and the name apart() gave)."""
 		b = self.build
+		if self._key:
+			return self._key
 		return f'{b.arch}-{b.config}' if b.config else b.arch
 
 	def results_dir(self, label: str) -> Path:

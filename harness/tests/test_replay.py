@@ -287,6 +287,103 @@ def test_replay_command(overlay_dir: Path, kernel_tree: Path,
 	assert 'FAILS' not in p.stdout
 
 
+def run_in_process(overlay: Path, kernel_tree: Path, tmp_path: Path,
+		   monkeypatch: pytest.MonkeyPatch, full_run: Path,
+		   *args: str) -> int:
+	"""replay on the fake tree as run_replay() runs it, in this
+	process, so that a test may change the replays first."""
+	from conftest import FAKE_BIN
+	from mmkunit import cli, deps
+	for k, v in {'MM_KUNIT_OVERLAY': str(replay_overlay(overlay)),
+		     'FAKE_KUNIT_RUN': str(REPLAY_RUN),
+		     'FAKE_KUNIT_RUN_IF': f'mm/foo.c:tests/foo_kunit.h:{full_run}',
+		     'PATH': f'{FAKE_BIN}:{os.environ["PATH"]}'}.items():
+		monkeypatch.setenv(k, v)
+	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
+	return cli.execute(cli.parse_args([
+		'replay', '--kernel', str(kernel_tree), '--cache',
+		str(tmp_path / 'c'), '--no-install', '--results',
+		str(tmp_path / 'out'), *args]))
+
+
+def replay_also(monkeypatch: pytest.MonkeyPatch, *also: str) -> None:
+	monkeypatch.setitem(replay.REPLAYS, replay.MMAP_MISS, dataclasses.replace(
+		replay.REPLAYS[replay.MMAP_MISS], also=also))
+
+
+def argv_in(tmp_path: Path, build_dir: str) -> List[str]:
+	return [line for f in sorted((tmp_path / 'c/trees').glob(
+			f'*/{build_dir}/kunit-argv.txt'))
+		for line in f.read_text().splitlines()]
+
+
+# The first option of kunit-configs/um-debug.config.
+DEBUG_OPTION = next(line for line in (REPO / 'kunit-configs/um-debug.config')
+		    .read_text().splitlines() if line.startswith('CONFIG_'))
+
+
+@needs_gnuplot
+def test_a_further_configuration_builds_the_change_again_apart(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""A replay that runs in a further configuration builds the
+	series with the change once more, that configuration's options
+	added, in a build directory of its own; its rows, labelled with it,
+	are reported and left out of the bounds."""
+	replay_also(monkeypatch, 'debug')
+	assert run_in_process(overlay_dir, kernel_tree, tmp_path, monkeypatch,
+			      REPLAY_FULL_RUN) == 0
+	table = list(csv.DictReader(io.StringIO(
+		(tmp_path / 'out/replay.csv').read_text())))
+	n = len(scenario_names())
+	assert [r['build'] for r in table] == \
+		['stock'] * n + ['P1'] * n + ['P1 (debug)'] * n
+	assert [dict(r, build='P1') for r in table[2 * n:]] == table[n:2 * n]
+	assert (tmp_path / 'out/P1-debug/ktap.log').is_file()
+	argv = argv_in(tmp_path, 'build-um+debug')
+	assert [a.split()[0] for a in argv] == ['config', 'exec']
+	assert f'--kconfig_add={DEBUG_OPTION}' in argv[0]
+	assert f'--kconfig_add={replay.KCONFIG}' in argv[0]
+	assert not any(DEBUG_OPTION in a for a in argv_in(tmp_path, 'build-um'))
+
+
+@needs_gnuplot
+def test_a_further_configuration_named_is_every_build_s_and_unbounded(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
+		monkeypatch: pytest.MonkeyPatch,
+		capsys: pytest.CaptureFixture[str]) -> None:
+	"""--config NAME of a further configuration: every build in it,
+	once, reported without the bounds (here the effect is gone, which
+	the replay's own configuration would fail)."""
+	replay_also(monkeypatch, 'debug')
+	assert run_in_process(overlay_dir, kernel_tree, tmp_path, monkeypatch,
+			      REPLAY_RUN, '--config', 'debug') == 0
+	table = list(csv.DictReader(io.StringIO(
+		(tmp_path / 'out/replay.csv').read_text())))
+	assert list(dict.fromkeys(r['build'] for r in table)) == [
+		'stock (debug)', 'P1 (debug)']
+	assert not argv_in(tmp_path, 'build-um-debug+debug')
+	assert ("mm-kunit: replay mmap-miss in configuration debug: reported, "
+		"not held to its bounds (they are the arch's configuration's)"
+		in capsys.readouterr().out)
+
+
+def test_a_further_configuration_the_arch_has_not_stops_at_once(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	replay_also(monkeypatch, 'nosuch')
+	with pytest.raises(replay.ReplayError,
+			   match='^replay mmap-miss runs in configuration nosuch '
+			   'too, which um has not$'):
+		run_in_process(overlay_dir, kernel_tree, tmp_path, monkeypatch,
+			       REPLAY_FULL_RUN)
+	assert not list((tmp_path / 'c').rglob('kunit-argv.txt'))
+
+
+def test_no_replay_runs_its_own_configuration_again() -> None:
+	assert all(rp.config not in rp.also for rp in replay.REPLAYS.values())
+
+
 @needs_gnuplot
 def test_replay_command_fails_when_the_effect_is_gone(
 		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:

@@ -50,6 +50,14 @@ def test_the_build_directory_and_results(tmp_path: Path) -> None:
 				  results=tmp_path / 'mine'))
 	assert s.build_key == 'x86_64-debug'
 	assert s.results_dir('x86_64') == (tmp_path / 'mine').resolve()
+	# Another configuration's options on top: a directory of its own,
+	# kept by additions, not by another configuration.
+	apart = s.apart('mglru')
+	assert apart.build_key == 'x86_64-debug+mglru'
+	assert apart.build.config == 'debug' and s.build_key == 'x86_64-debug'
+	assert apart.with_additions(env={'A': '1'}).build_key == \
+		'x86_64-debug+mglru'
+	assert apart.with_config('distro').build_key == 'x86_64-distro'
 
 
 def test_run_options_from_the_configuration(
