@@ -23,8 +23,10 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set
 
@@ -208,7 +210,10 @@ class PreparedTree:
 		build directory's text files (kbuild's saved commands and
 		dependency lists) are rewritten to this tree's: make then
 		rebuilds in the copy exactly what changed in it, and a first
-		build costs a relink instead of a cold build.
+		build costs a relink instead of a cold build. Where this tree
+		has sources of its own, each that differs from other's, or that
+		other wrote since (a mutant's text put back), is touched first
+		(_touch_what_differs()).
 		"""
 		if not (self.src / 'Makefile').is_file() or \
 		   self._load_state().get('source') != str(self.source):
@@ -235,6 +240,7 @@ class PreparedTree:
 			if source.is_symlink():
 				source.unlink()
 				source.symlink_to(self.src)
+			_touch_what_differs(self.src, other.src)
 		os.replace(tmp, build)
 
 	def _copy_source(self, origin: Optional[Path] = None) -> None:
@@ -251,6 +257,34 @@ class PreparedTree:
 	def _refresh_source(self, overlay_files: Set[str]) -> None:
 		"""Brings src/ up to date with a user's tree that may have changed."""
 		_rsync(self.source, self.src, exclude=sorted(overlay_files))
+
+
+def _touch_what_differs(mine: Path, theirs: Path) -> List[str]:
+	"""Touches each file of mine whose build output, copied from the
+	build directory of theirs, may be out of date though make would
+	not see it: a file that holds other text than theirs, or that
+	theirs last wrote after mine did (an object there may have been
+	compiled from a mutant's text since, which make saw undone only by
+	that write). Returns them, relative to mine."""
+	now = time.time_ns()
+	touched: List[str] = []
+	for dirpath, _, filenames in os.walk(theirs):
+		rel = Path(dirpath).relative_to(theirs)
+		for name in filenames:
+			t, m = Path(dirpath) / name, mine / rel / name
+			try:
+				ts, ms = t.lstat(), m.lstat()
+			except FileNotFoundError:
+				continue
+			if stat.S_ISLNK(ts.st_mode) or stat.S_ISLNK(ms.st_mode) or \
+			   (ts.st_size, ts.st_mtime_ns) == (ms.st_size, ms.st_mtime_ns):
+				continue
+			if ms.st_mtime_ns >= ts.st_mtime_ns and \
+			   m.read_bytes() == t.read_bytes():
+				continue
+			os.utime(m, ns=(now, now))
+			touched.append(str(rel / name))
+	return touched
 
 
 def _rewrite_paths(top: Path, old: bytes, new: bytes) -> None:

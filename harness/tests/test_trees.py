@@ -45,3 +45,39 @@ def test_clone_from_rewrites_paths_keeps_times(tmp_path: Path) -> None:
 	b.clone_from(a, 'um')
 	assert (copy / '.config').read_text() == 'CONFIG_X=y\nCONFIG_REPLAY=y\n'
 	assert (copy / 'mm/.foo.o.cmd').read_text() == 'mine\n'
+
+
+def test_clone_from_touches_sources_the_copied_objects_may_not_match(
+		tmp_path: Path) -> None:
+	"""A worker with sources of its own gets a build directory whose
+	objects were compiled from another text (a mutant's, put back since
+	in the first tree): make must see its sources as newer than them."""
+	from mmkunit import trees
+	a = trees.PreparedTree('k', tmp_path / 'pristine', tmp_path / 'trees/k')
+	(a.src / 'mm').mkdir(parents=True)
+	(a.src / 'Makefile').write_text('all:\n')
+	for name in ('same', 'put-back', 'mine'):
+		(a.src / f'mm/{name}.c').write_text(f'int {name};\n')
+		os.utime(a.src / f'mm/{name}.c', (1000, 1000))
+	a._save_state({'source': str(a.source), 'files': []})
+	b = a.worker(2)
+	b.clone_from(a, 'um')  # no build there yet: the sources alone
+	assert (b.src / 'mm/same.c').stat().st_mtime == 1000
+	# The first tree builds a mutant of put-back.c, then puts it back;
+	# the worker's mine.c is its own (a mutant of its own, say).
+	build = a.build_dir('um')
+	(build / 'mm').mkdir(parents=True)
+	(build / '.config').write_text('CONFIG_X=y\n')
+	for name in ('same', 'put-back', 'mine'):
+		(build / f'mm/{name}.o').write_bytes(b'\x7fELF\0')
+		os.utime(build / f'mm/{name}.o', (3000, 3000))
+	os.utime(a.src / 'mm/put-back.c', (4000, 4000))
+	(b.src / 'mm/mine.c').write_text('int mine = 1;\n')
+	os.utime(b.src / 'mm/mine.c', (2000, 2000))
+	b.clone_from(a, 'um')
+	copy = b.build_dir('um')
+	assert (copy / 'mm/same.o').stat().st_mtime == 3000
+	assert (b.src / 'mm/same.c').stat().st_mtime == 1000
+	for name in ('put-back', 'mine'):
+		assert (b.src / f'mm/{name}.c').stat().st_mtime > 4000, name
+	assert (b.src / 'mm/mine.c').read_text() == 'int mine = 1;\n'
