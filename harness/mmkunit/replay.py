@@ -182,6 +182,9 @@ REPLAYS: Dict[str, Replay] = {r.name: r for r in (
 	       THRASH_METRICS, THRASH_METRICS, ('reads', 'swapouts'),
 	       frozenset({'refault-stops-trim'}),
 	       config='distro', tabled=THRASH_TOTALS,
+	       # The seed predates the multi-gen LRU, and the change does
+	       # not act under it: what it does there.
+	       also=('mglru',),
 	       # x86_64's distro configuration splits memory into 4 nodes
 	       # (numa=fake=4): each node holds a scenario's memcg, so that
 	       # no node's kswapd reclaims it meanwhile.

@@ -730,6 +730,8 @@ def test_the_thrash_replay_reads_its_rounds_and_its_bounds() -> None:
 		'swapouts >= 6400']
 	assert not any(c.reverted_fails for c in cases)
 	assert set(THRASH.tabled) < set(THRASH.columns)
+	# The multi-gen LRU, where the change does not act: reported.
+	assert THRASH.also == ('mglru',)
 
 
 def test_a_plotted_count_that_is_0_everywhere_gets_a_panel(

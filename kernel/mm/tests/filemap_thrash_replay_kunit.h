@@ -2,16 +2,18 @@
 /*
  * KUnit replay of a file read again and again through mappings in a
  * memory cgroup full of anonymous memory, through the real fault path of
- * mm/filemap.c and the kernel's own reclaim of the memcg under the
- * classic LRU: the pages read from the file and the anonymous pages
- * swapped out each round, which scanning anonymous pages when file pages
- * refault ("mm: vmscan: scan anonymous pages on file refaults") changes.
+ * mm/filemap.c and the kernel's own reclaim of the memcg: the pages read
+ * from the file and the anonymous pages swapped out each round, which
+ * scanning anonymous pages when file pages refault ("mm: vmscan: scan
+ * anonymous pages on file refaults") changes under the classic LRU. Under
+ * the multi-gen LRU the suites run too, and report what it does.
  *
  * This file is included at the bottom of mm/filemap.c, after
  * filemap_kunit.h, whose file, mapping and fault helpers it uses.
  *
  * Suites:
- *  - mm_filemap_thrash_replay: the small scenarios, each replayed twice;
+ *  - mm_filemap_thrash_replay: the small scenarios, each replayed twice,
+ *    the second time after every first replay ended;
  *  - mm_filemap_thrash_replay_seed: the seed's 2 GiB machine, 2048 MB of
  *    anonymous memory and a 200 MB file
  *    (mm/tests/filemap_thrash_replay_scenarios.h says how).
@@ -88,10 +90,10 @@ struct filemap_thrash_replay_scenario {
 	bool interleaved;
 	unsigned int rounds;
 	/*
-	 * Bounds the kernel does not check (the harness does, for the
-	 * build with the change): counts exact (want_), at least (min_)
-	 * or at most (max_), and whether the build without it must fail
-	 * them.
+	 * Bounds under the classic LRU, which the harness checks (the
+	 * suite checks round 0's too): counts exact (want_), at least
+	 * (min_) or at most (max_) for the build with the change, and
+	 * whether the build without it must fail them.
 	 */
 	unsigned long want_reads_0;
 	unsigned long min_reads_1;
@@ -606,8 +608,6 @@ filemap_thrash_replay_and_report(struct kunit *test,
 	unsigned int round;
 	int n = 0;
 
-	if (lru_gen_enabled())
-		kunit_skip(test, "runs on the classic LRU (the multi-gen LRU is on)");
 	c = filemap_thrash_replay_once(test, sc);
 	for (round = 0; round < FTR_ROUNDS; round++) {
 		reads += c.reads[round];
@@ -624,20 +624,44 @@ filemap_thrash_replay_and_report(struct kunit *test,
 	return c;
 }
 
+/*
+ * Each small scenario's counts, by row, from its first replay, for the
+ * second. The second runs in a test case of its own, after the first's
+ * cleanup, so that none of the first's VMAs, pages or memcg are left
+ * beside its own (the multi-gen LRU looks at the PTEs around a young
+ * one, whatever VMA they map).
+ */
+static struct filemap_thrash_replay_counts
+filemap_thrash_replay_first[ARRAY_SIZE(filemap_thrash_replay_scenarios)];
+static bool filemap_thrash_replay_ran[ARRAY_SIZE(filemap_thrash_replay_scenarios)];
+
 static void filemap_thrash_replay_test_small(struct kunit *test)
 {
 	const struct filemap_thrash_replay_scenario *sc = test->param_value;
-	struct filemap_thrash_replay_counts first, again;
+	size_t row = sc - filemap_thrash_replay_scenarios;
+
+	filemap_thrash_replay_ran[row] = false;
+	filemap_thrash_replay_first[row] = filemap_thrash_replay_and_report(test, sc);
+	filemap_thrash_replay_ran[row] = true;
+}
+
+static void filemap_thrash_replay_test_small_again(struct kunit *test)
+{
+	const struct filemap_thrash_replay_scenario *sc = test->param_value;
+	size_t row = sc - filemap_thrash_replay_scenarios;
+	struct filemap_thrash_replay_counts *first, again;
 	unsigned int round;
 
-	first = filemap_thrash_replay_and_report(test, sc);
+	if (!filemap_thrash_replay_ran[row])
+		kunit_skip(test, "its first replay did not run or did not end in this boot");
+	first = &filemap_thrash_replay_first[row];
 
 	/* The same touches in a new memcg on a new file: the same numbers. */
 	again = filemap_thrash_replay_once(test, sc);
-	KUNIT_EXPECT_EQ(test, first.fill_swapouts, again.fill_swapouts);
+	KUNIT_EXPECT_EQ(test, first->fill_swapouts, again.fill_swapouts);
 	for (round = 0; round < FTR_ROUNDS; round++) {
-		KUNIT_EXPECT_EQ(test, first.reads[round], again.reads[round]);
-		KUNIT_EXPECT_EQ(test, first.swapouts[round], again.swapouts[round]);
+		KUNIT_EXPECT_EQ(test, first->reads[round], again.reads[round]);
+		KUNIT_EXPECT_EQ(test, first->swapouts[round], again.swapouts[round]);
 	}
 }
 
@@ -646,8 +670,18 @@ static void filemap_thrash_replay_test_seed(struct kunit *test)
 	filemap_thrash_replay_and_report(test, test->param_value);
 }
 
+static int filemap_thrash_replay_suite_init(struct kunit_suite *suite)
+{
+	memset(filemap_thrash_replay_ran, 0, sizeof(filemap_thrash_replay_ran));
+	return 0;
+}
+
+/* The second case compares with what the first stored: in this order. */
 static struct kunit_case filemap_thrash_replay_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(filemap_thrash_replay_test_small,
+			      filemap_thrash_replay_small_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_PARAM_ATTR(filemap_thrash_replay_test_small_again,
 			      filemap_thrash_replay_small_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
@@ -655,6 +689,7 @@ static struct kunit_case filemap_thrash_replay_cases[] = {
 
 static struct kunit_suite filemap_thrash_replay_suite = {
 	.name = "mm_filemap_thrash_replay",
+	.suite_init = filemap_thrash_replay_suite_init,
 	.test_cases = filemap_thrash_replay_cases,
 };
 

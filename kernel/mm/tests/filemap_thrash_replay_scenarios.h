@@ -52,6 +52,14 @@
  * back when its rule alone is reverted. The replay shows where the rule
  * still acts: the rounds' counts differ where no page is VM_EXEC (the
  * active list then grows only by refaults).
+ *
+ * Under the multi-gen LRU the change does not act: prepare_scan_control()
+ * returns at once while it is on (and no switch between the LRUs is under
+ * way), and which type reclaim evicts is get_type_to_scan()'s, from the
+ * refaults of each type's tiers. Of the bounds above only the first
+ * follows from rules both LRUs share (reads_0 = F, which the suite checks
+ * on every build); the rest are the classic LRU's, and the counts under
+ * the multi-gen LRU are reported, not bounded.
  */
 {
 	.scale = FTR_SMALL,
