@@ -23,8 +23,9 @@ fi
 
 # Python's compiled modules, the harness's and kunit.py's, in the
 # harness's cache: each start then loads them instead of compiling them
-# again (0.3 s of a run), and none is written into the repository or a
-# kernel tree, so PYTHONDONTWRITEBYTECODE has nothing left to keep clean.
+# again (0.1 s of a re-run where PYTHONDONTWRITEBYTECODE is set), and
+# none is written into the repository or a kernel tree, which leaves
+# PYTHONDONTWRITEBYTECODE nothing to keep clean.
 base=${XDG_CACHE_HOME:-${HOME:+$HOME/.cache}}
 cache=${MM_KUNIT_CACHE:-${base:+$base/mm-kunit}}
 if [ -n "$cache" ]; then

@@ -644,6 +644,17 @@ def scales_case_limit(source: Path) -> bool:
 	return test_c.is_file() and 'kunit_timeout_mult' in test_c.read_text()
 
 
+def _with_configs(opts: runner.RunOptions,
+		  configs: Sequence[Path]) -> runner.RunOptions:
+	"""opts with the options and boot options of configurations
+	(ARCH-NAME.config) added."""
+	return dataclasses.replace(
+		opts, kconfig_add=[*opts.kconfig_add,
+				   *options_.config_options(configs)],
+		kernel_args=[*opts.kernel_args,
+			     *options_.config_kernel_args(configs)])
+
+
 def _hung_task_off(opts: runner.RunOptions) -> runner.RunOptions:
 	"""opts with the hung-task detector off where the arch's kunitconfig
 	or a configuration's options (--kconfig_add) turn it on."""
@@ -714,11 +725,9 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 			f'revert of {", ".join(sorted(rp.fixes))} (kernel/reverts '
 			'of 7.3 has)')
 	opts = s.run_options(filter_glob=rp.suites[req.scale])
-	opts = dataclasses.replace(
-		opts, kconfig_add=[*opts.kconfig_add,
-				   *options_.config_options(needs), rp.kconfig],
-		kernel_args=[*opts.kernel_args,
-			     *options_.config_kernel_args(needs)])
+	opts = _with_configs(opts, needs)
+	opts = dataclasses.replace(opts,
+				   kconfig_add=[*opts.kconfig_add, rp.kconfig])
 	if req.scale is Scale.SEED:
 		opts = dataclasses.replace(opts, timeout=SEED_TIMEOUT)
 	scale_memory = dict(rp.memory).get(req.scale)
@@ -744,11 +753,7 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	# its longest builds.
 	columns: List[Tuple[Optional[str], Session, runner.RunOptions,
 			    Sequence[ov.BeforeFix]]] = [
-		(name, s.apart(name), _hung_task_off(dataclasses.replace(
-			opts, kconfig_add=[*opts.kconfig_add,
-					   *options_.config_options([path])],
-			kernel_args=[*opts.kernel_args,
-				     *options_.config_kernel_args([path])])),
+		(name, s.apart(name), _hung_task_off(_with_configs(opts, [path])),
 		 labels[-1:]) for name, path in also.items()]
 	columns.append((named, s, _hung_task_off(opts), labels))
 

@@ -259,15 +259,14 @@ class PreparedTree:
 		_rsync(self.source, self.src, exclude=sorted(overlay_files))
 
 
-def _touch_what_differs(mine: Path, theirs: Path) -> List[str]:
+def _touch_what_differs(mine: Path, theirs: Path) -> None:
 	"""Touches each file of mine whose build output, copied from the
 	build directory of theirs, may be out of date though make would
 	not see it: a file that holds other text than theirs, or that
 	theirs last wrote after mine did (an object there may have been
 	compiled from a mutant's text since, which make saw undone only by
-	that write). Returns them, relative to mine."""
+	that write)."""
 	now = time.time_ns()
-	touched: List[str] = []
 	for dirpath, _, filenames in os.walk(theirs):
 		rel = Path(dirpath).relative_to(theirs)
 		for name in filenames:
@@ -283,8 +282,6 @@ def _touch_what_differs(mine: Path, theirs: Path) -> List[str]:
 			   m.read_bytes() == t.read_bytes():
 				continue
 			os.utime(m, ns=(now, now))
-			touched.append(str(rel / name))
-	return touched
 
 
 def _rewrite_paths(top: Path, old: bytes, new: bytes) -> None:
