@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import email.utils
 import os
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -22,7 +24,9 @@ def test_export_gives_git_am_series_with_new_files(
 		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
 	o = ov.Overlay.load(overlay_dir)
 	before = snapshot(kernel_tree)
+	started = int(time.time())
 	out = export.export(o, kernel_tree, tmp_path / 'out', WHO)
+	ended = time.time()
 	assert snapshot(kernel_tree) == before
 	assert [p.name for p in out] == ['0001-mm-foo-add-tests.patch']
 	text = out[0].read_text()
@@ -31,7 +35,10 @@ def test_export_gives_git_am_series_with_new_files(
 	assert 'From: A U Thor <author@example.org>' in text
 	assert 'Signed-off-by: A U Thor <author@example.org>\n---' in text
 	assert 'Test Author' not in text
-	assert time.strftime('%d %b %Y', time.gmtime()) in text
+	date = re.search(r'^Date: (.*)$', text, re.MULTILINE)
+	assert date
+	dated = email.utils.parsedate_to_datetime(date.group(1)).timestamp()
+	assert started <= dated <= ended
 	assert 'create mode 100644 mm/tests/foo_kunit.h' in text
 	assert 'create mode 100644 mm/tests/.kunitconfig' in text
 
