@@ -32,6 +32,32 @@ class KtapLine:
 	time: Optional[float]  # printk timestamp, seconds since boot
 
 
+class KtapStream:
+	"""ktap_lines() a console line at a time, as the kernel prints them."""
+
+	def __init__(self) -> None:
+		self.prefix_len: Optional[int] = None
+		self.ended = False
+
+	def feed(self, line: str) -> Optional[KtapLine]:
+		"""The KTAP line a console line is, or None (before the KTAP
+		output, or after its end)."""
+		line = line.rstrip()
+		if self.ended:
+			return None
+		if self.prefix_len is None:
+			m = _KTAP_START.match(line)
+			if not m:
+				return None
+			self.prefix_len = len(m.group(1))
+		elif _KTAP_END.match(line):
+			self.ended = True
+			return None
+		t = _TIMESTAMP.match(line)
+		return KtapLine(line[self.prefix_len:],
+				float(t.group(1)) if t else None)
+
+
 def ktap_lines(console: str) -> List[KtapLine]:
 	"""The KTAP lines of the kernel's console output, with their times.
 
@@ -40,21 +66,9 @@ def ktap_lines(console: str) -> List[KtapLine]:
 	stood in front of the version line (a console prefix) are cut from
 	each line.
 	"""
-	out: List[KtapLine] = []
-	prefix_len: Optional[int] = None
-	for line in console.splitlines():
-		line = line.rstrip()
-		if prefix_len is None:
-			m = _KTAP_START.match(line)
-			if not m:
-				continue
-			prefix_len = len(m.group(1))
-		elif _KTAP_END.match(line):
-			break
-		t = _TIMESTAMP.match(line)
-		out.append(KtapLine(line[prefix_len:],
-				    float(t.group(1)) if t else None))
-	return out
+	stream = KtapStream()
+	return [kl for kl in map(stream.feed, console.splitlines())
+		if kl is not None]
 
 
 def text(lines: Sequence[KtapLine]) -> str:
@@ -128,7 +142,8 @@ _KTAP_TOP = re.compile(r'^((K?TAP version [0-9]+)|(1\.\.[0-9]+)|'
 		       r'((not )?ok [0-9]+.*)|(#.*))$')
 
 
-def _is_ktap(line: KtapLine) -> bool:
+def is_ktap(line: KtapLine) -> bool:
+	"""Whether a line is KTAP's, not the kernel talking into it."""
 	return (line.text.startswith((' ', '\t')) or not line.text
 		or bool(_KTAP_TOP.match(line.text)))
 
@@ -137,7 +152,7 @@ def kernel_lines_inside(lines: Sequence[KtapLine]) -> bool:
 	"""Whether kernel messages interrupt the KTAP output, as opposed to
 	only following its end (UML's "reboot: System halted"): only those can
 	upset kunit.py's parse."""
-	flags = [_is_ktap(line) for line in lines]
+	flags = [is_ktap(line) for line in lines]
 	last = max((i for i, ktap in enumerate(flags) if ktap), default=-1)
 	return not all(flags[:last + 1])
 
@@ -150,7 +165,7 @@ def without_kernel_lines(lines: Sequence[KtapLine]) -> List[KtapLine]:
 	Set 2 keyboard ..." from a driver probe on another CPU). The lines
 	stay in console.log and ktap.log; only the parse leaves them out.
 	"""
-	return [line for line in lines if _is_ktap(line)]
+	return [line for line in lines if is_ktap(line)]
 
 
 _PLAN = re.compile(r'^1\.\.([0-9]+)$')

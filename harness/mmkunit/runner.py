@@ -9,8 +9,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -20,6 +22,8 @@ from mmkunit import ktap
 from mmkunit import progress
 
 KUNIT_PY = 'tools/testing/kunit/kunit.py'
+# kunit.py's limit on a run's seconds (its --timeout default).
+KUNIT_TIMEOUT = 300
 # The project's suites, as a kunit.py --kunitconfig argument (a directory).
 SUITES_KUNITCONFIG = 'mm/tests'
 
@@ -410,12 +414,14 @@ def _run_once(tree: Path, build_dir: Path, opts: RunOptions,
 				return RunResult(2, [], results_dir,
 						 error='the kernel did not build; see '
 						 f'{kunit_out}'), []
+		build = not (prebuilt_config or exec_only)
 		returncode = _run_kernel(tree, build_dir, opts, json_path, out,
-					 build=not (prebuilt_config or exec_only))
+					 build)
 	result = RunResult(returncode, [], results_dir)
 	m = _ELAPSED.search(kunit_out.read_text(errors='replace'))
 	result.build_seconds = float(m.group(1)) if m else build_seconds
-	lines = _read_console(tree, build_dir, opts, json_path, result)
+	lines = _read_console(tree, build_dir, opts, json_path, result,
+			      reparse=not _boots_itself(opts, build))
 	if not json_path.is_file():
 		result.error = (f'kunit.py exited {returncode} without results '
 				f'(see {kunit_out})')
@@ -447,12 +453,19 @@ def _make(tree: Path, build_dir: Path, opts: RunOptions,
 	return time.monotonic() - started
 
 
+def _boots_itself(opts: RunOptions, build: bool) -> bool:
+	"""Whether the harness boots the kernel itself (_boot_uml()) rather
+	than kunit.py: UML, unless kunit.py builds it first with its default
+	memory."""
+	return arches.ARCHES[opts.arch].uml and (not build or bool(opts.memory))
+
+
 def _run_kernel(tree: Path, build_dir: Path, opts: RunOptions,
 		json_path: Path, out: Any, build: bool) -> int:
 	"""Runs the kernel of build_dir, built first if build: kunit.py run
-	(or exec), or, for UML with opts.memory, _boot_uml(). Returns
-	kunit.py's exit code."""
-	if opts.memory and arches.ARCHES[opts.arch].uml:
+	(or exec), or _boot_uml() where _boots_itself(). Returns kunit.py's
+	exit code."""
+	if _boots_itself(opts, build):
 		return _boot_uml(tree, build_dir, opts, json_path, out, build)
 	return _stream(kunit_command(tree, build_dir, opts, json_path,
 				     'run' if build else 'exec'),
@@ -460,12 +473,14 @@ def _run_kernel(tree: Path, build_dir: Path, opts: RunOptions,
 
 
 def _read_console(tree: Path, build_dir: Path, opts: RunOptions,
-		  json_path: Path, result: RunResult) -> List[ktap.KtapLine]:
+		  json_path: Path, result: RunResult,
+		  reparse: bool) -> List[ktap.KtapLine]:
 	"""The KTAP lines of the kernel's console (build_dir/test.log), if it
 	printed one. Keeps it as console.log and its KTAP as ktap.log in the
 	results directory, notes the kernel's warnings and whether it booted
-	in result, and has kunit.py parse the KTAP again without the
-	kernel's lines if it has some inside (_reparse())."""
+	in result and, if reparse (kunit.py parsed the kernel's lines too),
+	has kunit.py parse the KTAP again without the kernel's lines if it
+	has some inside (_reparse())."""
 	console = build_dir / 'test.log'
 	if not console.is_file():
 		return []
@@ -479,7 +494,7 @@ def _read_console(tree: Path, build_dir: Path, opts: RunOptions,
 	result.complaints = kernel_complaints(text)
 	result.started = True
 	result.booted = bool(lines)
-	if ktap.kernel_lines_inside(lines) and json_path.is_file():
+	if reparse and ktap.kernel_lines_inside(lines) and json_path.is_file():
 		result.kunit_returncode = _reparse(tree, lines, json_path,
 						   results_dir)
 	return lines
@@ -524,12 +539,19 @@ def uml_command(build_dir: Path, opts: RunOptions) -> List[str]:
 
 def _boot_uml(tree: Path, build_dir: Path, opts: RunOptions,
 	      json_path: Path, out: Any, build: bool) -> int:
-	"""Builds (with kunit.py build, if build) and boots the UML kernel with
-	opts.memory, then has kunit.py parse its console (build_dir/test.log).
+	"""Builds (with kunit.py build, if build) and boots the UML kernel
+	with the arguments kunit.py exec gives it (uml_command()), while
+	kunit.py parse reads its KTAP, the kernel's own lines left out
+	(ktap.without_kernel_lines()), and writes json_path. The console
+	goes to build_dir/test.log, as kunit.py writes it. Returns kunit.py
+	parse's exit code.
 
 	kunit.py (7.3's kunit_kernel.py too) starts UML with mem=1G after any
 	--kernel_args, and UML takes the last mem=, so a kernel that needs
-	more is booted here, with the arguments kunit.py would give it.
+	more is booted here. So is every kernel already built: a parse that
+	runs beside the kernel takes none of the run's time, where kunit.py
+	exec's start and a second parse of a console with the kernel's lines
+	in it took about a third of a second of each.
 	"""
 	if build:
 		rc = _stream(kunit_command(tree, build_dir, opts, json_path,
@@ -540,21 +562,106 @@ def _boot_uml(tree: Path, build_dir: Path, opts: RunOptions,
 	params = uml_command(build_dir, opts)
 	out.write('$ ' + ' '.join(params) + '\n')
 	out.flush()
-	console = build_dir / 'test.log'
-	with progress.Heartbeat('in the UML kernel', None), \
-	     open(console, 'w') as log:
+	parse = [sys.executable, str(tree / KUNIT_PY), 'parse',
+		 f'--json={json_path}']
+	# kunit.py's limit where kunit.py would have booted it; none for
+	# a kernel of more memory (a replay) unless opts say.
+	timeout = opts.timeout or (None if opts.memory else KUNIT_TIMEOUT)
+	env = dict(os.environ, **opts.env) if opts.env else None
+	with progress.Heartbeat('in the UML kernel', None) as hb, \
+	     open(build_dir / 'test.log', 'w') as log:
 		try:
-			subprocess.run(params, cwd=build_dir, stdin=subprocess.DEVNULL,
-				       stdout=log, stderr=subprocess.STDOUT,
-				       timeout=opts.timeout, check=False)
-		except subprocess.TimeoutExpired:
-			log.write(f'\nmm-kunit: killed after {opts.timeout} s\n')
+			# A session of its own: a kill reaches UML's
+			# helper processes too.
+			uml = subprocess.Popen(
+				params, cwd=build_dir, stdin=subprocess.DEVNULL,
+				stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+				text=True, errors='replace', env=env,
+				start_new_session=True)
 		except OSError as e:
 			out.write(f'mm-kunit: cannot boot {params[0]}: {e}\n')
 			return 1
-	return _stream([sys.executable, str(tree / KUNIT_PY), 'parse',
-			f'--json={json_path}', str(console)],
-		       tree, out, opts.quiet, opts.env)
+		out.write('$ ' + ' '.join(parse) + '\n')
+		out.flush()
+		parser = subprocess.Popen(
+			parse, cwd=tree, stdin=subprocess.PIPE,
+			stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+			text=True, errors='replace', env=env)
+		echoing = threading.Thread(target=_echo, args=(
+			parser.stdout, out, opts.quiet, hb))
+		echoing.start()
+		try:
+			killed = _console_into(uml, parser.stdin, log, timeout)
+		finally:
+			_feed(parser.stdin, None)
+			echoing.join()
+		if killed:
+			log.write(f'\nmm-kunit: killed after {timeout} s\n')
+			# kunit.py's words, which generated.classify() reads.
+			out.write(f'mm-kunit: the kernel timed out after '
+				  f'{timeout} seconds: killed\n')
+	return parser.wait()
+
+
+def _echo(lines: Any, out: Any, quiet: bool, hb: progress.Heartbeat) -> None:
+	"""Copies kunit.py's lines into out and, unless quiet, to stdout."""
+	for line in lines:
+		out.write(line)
+		if not quiet:
+			sys.stdout.write(line)
+			sys.stdout.flush()
+			hb.touch()
+
+
+def _console_into(uml: 'subprocess.Popen[str]', pipe: Any, log: Any,
+		  timeout: Optional[int]) -> bool:
+	"""Writes the console of a booting UML kernel into log and its KTAP,
+	without the kernel's own lines, into pipe, until the kernel ends,
+	or kills it after timeout seconds. Says whether it was killed."""
+	killed = threading.Event()
+
+	def kill() -> None:
+		try:
+			os.killpg(uml.pid, signal.SIGKILL)
+		except ProcessLookupError:
+			pass
+
+	def expire() -> None:
+		killed.set()
+		kill()
+	timer = threading.Timer(timeout, expire) if timeout else None
+	if timer:
+		timer.start()
+	stream = ktap.KtapStream()
+	feeding = True
+	assert uml.stdout is not None
+	try:
+		for line in uml.stdout:
+			log.write(line)
+			kl = stream.feed(line)
+			if feeding and kl is not None and ktap.is_ktap(kl):
+				feeding = _feed(pipe, kl.text)
+		uml.wait()
+	finally:
+		if timer:
+			timer.cancel()
+		if uml.poll() is None:
+			kill()
+			uml.wait()
+	return killed.is_set()
+
+
+def _feed(pipe: Any, line: Optional[str]) -> bool:
+	"""Writes a line into pipe, or closes it if line is None; False if
+	the reader is gone (kunit.py parse stopped)."""
+	try:
+		if line is None:
+			pipe.close()
+		else:
+			pipe.write(line + '\n')
+		return True
+	except BrokenPipeError:
+		return False
 
 
 def list_tests(tree: Path, build_dir: Path, opts: RunOptions,

@@ -53,11 +53,25 @@ KCONFIG = textwrap.dedent('''\
 
 # A stand-in for tools/testing/kunit/kunit.py: copies the saved run named
 # by $FAKE_KUNIT_RUN into the build directory and the --json file, and
-# exits with the code the saved run had.
+# exits with the code the saved run had. A build leaves a copy of it as
+# the kernel, build_dir/linux, which prints the saved run's console when
+# the harness boots it (as kunit.py exec would run it); kunit.py parse of
+# the KTAP on its stdin gives the JSON of the saved run exec would give.
 FAKE_KUNIT_PY = textwrap.dedent('''\
 	#!/usr/bin/env python3
 	import os, shutil, sys
 	args = sys.argv[1:]
+	# The kernel a build left, booted by the harness: what kunit.py exec
+	# would run (its argv as exec's), in the tree that built it.
+	booted = os.path.basename(sys.argv[0]) == 'linux'
+	if booted:
+		ours = ('kunit.enable=', 'mem=', 'console=', 'kunit_shutdown=')
+		args = ['exec', f'--build_dir={os.getcwd()}'] + [
+			f'--kernel_args={a}' for a in args
+			if not a.startswith(ours + ('kunit.filter_glob=',))] + [
+			a.split('=', 1)[1] for a in args
+			if a.startswith('kunit.filter_glob=')]
+		os.chdir(open('fake-tree').read().strip())
 	opts = dict(a[2:].split('=', 1) for a in args if a.startswith('--') and '=' in a)
 	run = os.environ['FAKE_KUNIT_RUN']
 	# A tree can name its own saved run (a commit that fails, say).
@@ -69,13 +83,22 @@ FAKE_KUNIT_PY = textwrap.dedent('''\
 		path, text, other = os.environ['FAKE_KUNIT_RUN_IF'].split(':', 2)
 		if os.path.exists(path) and text in open(path).read():
 			run = other
-	# Runs of a built kernel (exec) may replay another saved run.
-	if args[0] == 'exec' and os.environ.get('FAKE_KUNIT_EXEC_RUN'):
+	# Runs of a built kernel (exec, or the harness's boot of it and its
+	# parse) may replay another saved run.
+	if (args[0] == 'exec' or args[0] == 'parse' and len(args) == 2) and \
+	   os.environ.get('FAKE_KUNIT_EXEC_RUN'):
 		run = os.environ['FAKE_KUNIT_EXEC_RUN']
 	# A baseline (its results directory says so) may replay its own.
 	if 'baseline' in opts.get('json', '') and \
 	   os.environ.get('FAKE_KUNIT_BASELINE_RUN'):
 		run = os.environ['FAKE_KUNIT_BASELINE_RUN']
+	if args[0] == 'parse' and len(args) == 2:
+		# The KTAP of a kernel the harness booted, on stdin: the JSON
+		# of the run a kunit.py exec of it would have replayed.
+		if not sys.stdin.read().strip():
+			sys.exit('fake kunit.py parse: no KTAP')
+		shutil.copy(os.path.join(run, 'results.json'), opts['json'])
+		sys.exit(int(open(os.path.join(run, 'exit-code')).read()))
 	log_dir = opts.get('build_dir') or os.path.dirname(opts['json'])
 	os.makedirs(log_dir, exist_ok=True)
 	with open(os.path.join(log_dir, 'kunit-argv.txt'), 'a') as f:
@@ -97,6 +120,15 @@ FAKE_KUNIT_PY = textwrap.dedent('''\
 		import signal, time
 		os.kill(os.getppid(), signal.SIGTERM)
 		time.sleep(2)
+	if args[0] in ('run', 'build'):
+		shutil.copy(__file__, os.path.join(opts['build_dir'], 'linux'))
+		open(os.path.join(opts['build_dir'], 'fake-tree'), 'w').write(
+			os.getcwd())
+	if args[0] == 'build':
+		sys.exit(0)
+	if booted:
+		print(open(os.path.join(run, 'console.log')).read(), end='')
+		sys.exit(0)
 	if os.path.exists(os.path.join(run, 'console.log')):
 		shutil.copy(os.path.join(run, 'console.log'),
 			    os.path.join(opts['build_dir'], 'test.log'))
@@ -131,8 +163,11 @@ def mail(subject: str, diff: str) -> str:
 
 def make_kernel_tree(root: Path) -> Path:
 	(root / 'mm').mkdir(parents=True)
-	(root / 'Makefile').write_text('VERSION = 6\nPATCHLEVEL = 12\n'
-				       'all:\n\t@echo fake kernel build\n')
+	(root / 'Makefile').write_text(
+		'VERSION = 6\nPATCHLEVEL = 12\n'
+		'all: $(O)/linux\n\t@echo fake kernel build\n'
+		'$(O)/linux: tools/testing/kunit/kunit.py\n'
+		'\t@mkdir -p $(O) && cp $< $@ && pwd > $(O)/fake-tree\n')
 	(root / 'mm/foo.c').write_text(FOO_C)
 	(root / 'mm/Kconfig').write_text(KCONFIG)
 	kunit = root / 'tools/testing/kunit'

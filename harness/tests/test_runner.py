@@ -241,6 +241,66 @@ def test_uml_without_a_kernel_to_boot_fails(tmp_path: Path) -> None:
 	assert 'cannot boot' in (tmp_path / 'r/kunit.out').read_text()
 
 
+# A kunit.py whose parse keeps what it was given (stdin) and gives the
+# JSON of a saved run.
+RECORDING_PARSE = f"""#!/usr/bin/env python3
+import shutil, sys
+assert sys.argv[1] == 'parse' and len(sys.argv) == 3, sys.argv
+open('parsed.ktap', 'w').write(sys.stdin.read())
+shutil.copy('{PASS_RUN / "results.json"}', sys.argv[2].split('=', 1)[1])
+print('parsed')
+"""
+
+
+def _booted_tree(tmp_path: Path, linux: str) -> Tuple[Path, Path]:
+	"""A tree whose kunit.py parse records its input, and a build
+	directory whose kernel is the shell script linux."""
+	tree = make_kernel_tree(tmp_path / 'linux')
+	(tree / runner.KUNIT_PY).write_text(RECORDING_PARSE)
+	build = tmp_path / 'build'
+	build.mkdir()
+	(build / 'linux').write_text('#!/bin/sh\n' + linux)
+	(build / 'linux').chmod(0o755)
+	return tree, build
+
+
+def test_a_built_uml_kernel_is_parsed_as_it_runs_without_kernel_lines(
+		tmp_path: Path) -> None:
+	"""The harness boots a built UML kernel itself and kunit.py parse
+	reads its KTAP, the lines the kernel printed into it left out: one
+	parse, none again afterwards."""
+	console = ('Linux version 7.3\n[    1.0] KTAP version 1\n[    1.0] 1..1\n'
+		   '[    1.1] random: crng init done\n'
+		   '[    1.2]     ok 1 - t\n[    1.2] ok 1 - s\n'
+		   'reboot: System halted\n')
+	(tmp_path / 'console').write_text(console)
+	tree, build = _booted_tree(tmp_path, f'cat {tmp_path / "console"}\n')
+	result = runner.run_kunit(tree, build, runner.RunOptions(quiet=True),
+				  tmp_path / 'r', exec_only=True)
+	assert result.booted and result.cases, result.error
+	assert (tree / 'parsed.ktap').read_text() == \
+		'KTAP version 1\n1..1\n    ok 1 - t\nok 1 - s\n'
+	assert (tmp_path / 'r/console.log').read_text() == console
+	assert 'parsed' in (tmp_path / 'r/kunit.out').read_text()
+	assert not (tmp_path / 'r/ktap-parsed.log').exists()
+
+
+def test_a_built_uml_kernel_that_hangs_is_killed_with_its_children(
+		tmp_path: Path) -> None:
+	"""After the run's timeout the kernel is killed, its processes too
+	(a child holding its console open would keep the run waiting), and
+	kunit.out says so in kunit.py's words."""
+	tree, build = _booted_tree(
+		tmp_path, 'echo "KTAP version 1"\nsleep 600 &\nsleep 600\n')
+	result = runner.run_kunit(tree, build,
+				  runner.RunOptions(quiet=True, timeout=1),
+				  tmp_path / 'r', exec_only=True)
+	assert result.seconds is not None and result.seconds < 60
+	assert 'timed out after 1 seconds' in \
+		(tmp_path / 'r/kunit.out').read_text()
+	assert 'killed after 1 s' in (tmp_path / 'r/console.log').read_text()
+
+
 def test_qemu_memory_and_timeout_go_to_kunit_py() -> None:
 	opts = runner.RunOptions(arch='x86_64', qemu_args='-accel kvm',
 				 memory='9G', timeout=3600,
@@ -373,8 +433,9 @@ def test_a_kernel_that_dies_before_its_first_test(tmp_path: Path) -> None:
 
 
 def test_a_configured_build_is_built_with_make(tmp_path: Path) -> None:
-	"""prebuilt_config: make builds the kernel and kunit.py exec runs it;
-	a kernel that does not build is a run without results."""
+	"""prebuilt_config: make builds the kernel and the harness boots it
+	(as kunit.py exec would); a kernel that does not build is a run
+	without results."""
 	tree = make_kernel_tree(tmp_path / 'linux')
 	build = tmp_path / 'build'
 	result = runner.run_kunit(
