@@ -603,8 +603,7 @@ def _options(s: Session, tree: trees.PreparedTree,
 	once (a crash kills the mutant; the tests after it need not run)."""
 	opts = s.with_accel(s.run_options(), tree)
 	if timeout:
-		opts = dataclasses.replace(
-			opts, kunit_args=[*opts.kunit_args, f'--timeout={timeout}'])
+		opts = dataclasses.replace(opts, timeout=timeout)
 	return dataclasses.replace(opts, quiet=True, rerun_after_crash=False)
 
 

@@ -456,8 +456,9 @@ def _make(tree: Path, build_dir: Path, opts: RunOptions,
 def _boots_itself(opts: RunOptions, build: bool) -> bool:
 	"""Whether the harness boots the kernel itself (_boot_uml()) rather
 	than kunit.py: UML, unless kunit.py builds it first with its default
-	memory."""
-	return arches.ARCHES[opts.arch].uml and (not build or bool(opts.memory))
+	memory or is given arguments of the user's own."""
+	return arches.ARCHES[opts.arch].uml and not opts.kunit_args and \
+		(not build or bool(opts.memory))
 
 
 def _run_kernel(tree: Path, build_dir: Path, opts: RunOptions,

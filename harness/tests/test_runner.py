@@ -301,6 +301,20 @@ def test_a_built_uml_kernel_that_hangs_is_killed_with_its_children(
 	assert 'killed after 1 s' in (tmp_path / 'r/console.log').read_text()
 
 
+def test_kunit_py_arguments_of_the_users_own_have_kunit_py_run_it(
+		tmp_path: Path) -> None:
+	tree = make_kernel_tree(tmp_path / 'linux')
+	build = tmp_path / 'build'
+	build.mkdir()
+	opts = runner.RunOptions(kunit_args=['--raw_output'],
+				 env={'FAKE_KUNIT_RUN': str(PASS_RUN)})
+	result = runner.run_kunit(tree, build, opts, tmp_path / 'r',
+				  exec_only=True)
+	assert result.ok, result.error
+	argv = (build / 'kunit-argv.txt').read_text().split()
+	assert argv[0] == 'exec' and '--raw_output' in argv
+
+
 def test_qemu_memory_and_timeout_go_to_kunit_py() -> None:
 	opts = runner.RunOptions(arch='x86_64', qemu_args='-accel kvm',
 				 memory='9G', timeout=3600,
