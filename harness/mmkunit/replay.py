@@ -747,15 +747,15 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 			f'scenario outlasts KUnit\'s {KUNIT_CASE_TIMEOUT} s limit '
 			'per test case (UML runs it in minutes)')
 
-	# The build with the change again in each further configuration,
-	# its options added, in a build directory of its own; first, so
-	# that a configuration that does not hold stops the replay before
-	# its longest builds.
-	columns: List[Tuple[Optional[str], Session, runner.RunOptions,
-			    Sequence[ov.BeforeFix]]] = [
+	# The replay's own builds, and the build with the change again in
+	# each further configuration, its options added, in a build
+	# directory of its own.
+	Column = Tuple[Optional[str], Session, runner.RunOptions,
+		       Sequence[ov.BeforeFix]]
+	own: Column = (named, s, _hung_task_off(opts), labels)
+	further: List[Column] = [
 		(name, s.apart(name), _hung_task_off(_with_configs(opts, [path])),
 		 labels[-1:]) for name, path in also.items()]
-	columns.append((named, s, _hung_task_off(opts), labels))
 
 	def in_column(label: str, config: Optional[str]) -> str:
 		return label if config is None else f'{label} ({config})'
@@ -784,17 +784,17 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	workers = 1 if rp.smp else req.workers
 	results: Dict[str, object] = {}
 	with tree.locked():
-		for config, cs, copts, built in columns:
+		# The further configurations first: one that does not hold
+		# stops the replay before its longest builds.
+		for config, cs, copts, built in [*further, own]:
 			order = list(reversed(built))
 			results.update(zip(
 				(in_column(b.label, config) for b in order),
 				jobs.run_jobs(cs, tree, workers,
 					      [job(b, config, cs, copts)
 					       for b in order], copts)))
-	# The replay's own configuration's builds, then the further ones'.
 	shown = [in_column(b.label, config)
-		 for config, _, _, built in columns[-1:] + columns[:-1]
-		 for b in built]
+		 for config, _, _, built in [own, *further] for b in built]
 	rows: List[Row] = []
 	failed: List[str] = []
 	for label in shown:
