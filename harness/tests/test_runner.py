@@ -242,13 +242,16 @@ def test_uml_without_a_kernel_to_boot_fails(tmp_path: Path) -> None:
 
 
 # A kunit.py whose parse keeps what it was given (stdin) and gives the
-# JSON of a saved run.
+# JSON of a saved run ($RESULTS, else the passing one) and exit code
+# ($RC, else 0).
 RECORDING_PARSE = f"""#!/usr/bin/env python3
-import shutil, sys
+import os, shutil, sys
 assert sys.argv[1] == 'parse' and len(sys.argv) == 3, sys.argv
 open('parsed.ktap', 'w').write(sys.stdin.read())
-shutil.copy('{PASS_RUN / "results.json"}', sys.argv[2].split('=', 1)[1])
+shutil.copy(os.environ.get('RESULTS', '{PASS_RUN / "results.json"}'),
+	    sys.argv[2].split('=', 1)[1])
 print('parsed')
+sys.exit(int(os.environ.get('RC', '0')))
 """
 
 
@@ -272,7 +275,7 @@ def test_a_built_uml_kernel_is_parsed_as_it_runs_without_kernel_lines(
 	console = ('Linux version 7.3\n[    1.0] KTAP version 1\n[    1.0] 1..1\n'
 		   '[    1.1] random: crng init done\n'
 		   '[    1.2]     ok 1 - t\n[    1.2] ok 1 - s\n'
-		   'reboot: System halted\n')
+		   'reboot: System halted')
 	(tmp_path / 'console').write_text(console)
 	tree, build = _booted_tree(tmp_path, f'cat {tmp_path / "console"}\n')
 	result = runner.run_kunit(tree, build, runner.RunOptions(quiet=True),
@@ -285,20 +288,51 @@ def test_a_built_uml_kernel_is_parsed_as_it_runs_without_kernel_lines(
 	assert not (tmp_path / 'r/ktap-parsed.log').exists()
 
 
-def test_a_built_uml_kernel_that_hangs_is_killed_with_its_children(
-		tmp_path: Path) -> None:
-	"""After the run's timeout the kernel is killed, its processes too
-	(a child holding its console open would keep the run waiting), and
-	kunit.out says so in kunit.py's words."""
+def test_a_built_uml_kernel_that_hangs_is_killed(tmp_path: Path) -> None:
+	"""After the run's timeout the kernel is killed, and kunit.out says
+	so in kunit.py's words; a process it left holding its console open
+	is not waited for."""
 	tree, build = _booted_tree(
-		tmp_path, 'echo "KTAP version 1"\nsleep 600 &\nsleep 600\n')
+		tmp_path, 'echo "KTAP version 1"\nsleep 30 &\nsleep 30\n')
 	result = runner.run_kunit(tree, build,
 				  runner.RunOptions(quiet=True, timeout=1),
 				  tmp_path / 'r', exec_only=True)
-	assert result.seconds is not None and result.seconds < 60
+	assert result.seconds is not None and result.seconds < 10
 	assert 'timed out after 1 seconds' in \
 		(tmp_path / 'r/kunit.out').read_text()
 	assert 'killed after 1 s' in (tmp_path / 'r/console.log').read_text()
+
+
+def test_a_kernel_that_ended_is_not_waited_for_a_process_it_left(
+		tmp_path: Path) -> None:
+	tree, build = _booted_tree(
+		tmp_path, f'cat {PASS_RUN / "console.log"}\nsleep 30 &\n')
+	result = runner.run_kunit(tree, build,
+				  runner.RunOptions(quiet=True, memory='2G'),
+				  tmp_path / 'r', exec_only=True)
+	assert result.ok, result.error
+	assert result.seconds is not None and result.seconds < 10
+
+
+def test_a_run_whose_tests_all_skip_is_a_success_as_for_kunit_py_exec(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	"""kunit.py parse exits 1 when every test skipped, where kunit.py
+	exec exits 0; a failure still fails."""
+	tree, build = _booted_tree(tmp_path, f'cat {PASS_RUN / "console.log"}\n')
+	skipped = tmp_path / 'skipped.json'
+	skipped.write_text((PASS_RUN / 'results.json').read_text().replace(
+		'"status": "PASS"', '"status": "SKIP"'))
+	monkeypatch.setenv('RESULTS', str(skipped))
+	monkeypatch.setenv('RC', '1')
+	result = runner.run_kunit(tree, build, runner.RunOptions(quiet=True),
+				  tmp_path / 'r', exec_only=True)
+	assert result.kunit_returncode == 0
+	assert result.cases and all(c.status is runner.Status.SKIP
+				    for c in result.cases)
+	monkeypatch.setenv('RESULTS', str(FAIL_RUN / 'results.json'))
+	result = runner.run_kunit(tree, build, runner.RunOptions(quiet=True),
+				  tmp_path / 'r2', exec_only=True)
+	assert result.kunit_returncode == 1 and not result.ok
 
 
 def test_kunit_py_arguments_of_the_users_own_have_kunit_py_run_it(
