@@ -498,8 +498,8 @@ def _read_console(tree: Path, build_dir: Path, opts: RunOptions,
 	result.started = True
 	result.booted = bool(lines)
 	if reparse and ktap.kernel_lines_inside(lines) and json_path.is_file():
-		result.kunit_returncode = _reparse(tree, lines, json_path,
-						   results_dir)
+		result.kunit_returncode = _as_exec(
+			_reparse(tree, lines, json_path, results_dir), json_path)
 	return lines
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -253,6 +254,16 @@ def test_run_reparses_without_interleaved_kernel_lines(
 	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c2'),
 		    '--no-install', env=env_for(overlay_dir, PASS_RUN))
 	assert not (results_dir(p.stdout) / 'ktap-parsed.log').exists()
+	# kunit.py parse exits 1 when every test skipped, kunit.py run 0.
+	skipped = tmp_path / 'skipped'
+	shutil.copytree(FIXTURES / 'kunit/x86-interleaved', skipped)
+	results = skipped / 'results.json'
+	results.write_text(re.sub(r'"status": "[A-Z]+"', '"status": "SKIP"',
+				  results.read_text()))
+	p = run_cli('--kernel', str(kernel_tree), '--cache', str(tmp_path / 'c3'),
+		    '--no-install', env=env_for(overlay_dir, skipped))
+	assert (results_dir(p.stdout) / 'ktap-parsed.log').exists()
+	assert p.returncode == 0, p.stdout + p.stderr
 
 
 def test_each_command_parses_into_its_request() -> None:
