@@ -296,7 +296,7 @@ def _in_one_kernel(s: Session, req: MutantsRequest,
 	functions it changes (schemata.functions_schema()), judged by a boot
 	of that kernel each with every suite: a test that fails kills it.
 	A boot that does not reach the end (a crash) is run again as any
-	mutant's is (kunit.py exec, the tests after the crash in further
+	mutant's is (exec_only, the tests after the crash in further
 	boots). The mutants it cannot hold are left out of the result, to be
 	built alone."""
 	build_dir = tree.build_dir(s.build_key)

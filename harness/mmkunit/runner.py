@@ -395,9 +395,10 @@ def _run_once(tree: Path, build_dir: Path, opts: RunOptions,
 	"""Builds and runs the suites with kunit.py; keeps its logs.
 
 	With prebuilt_config, build_dir already holds the right .config
-	(see configure()): the kernel is built with plain make and run with
-	kunit.py exec, which skips kunit.py's configuration steps. With
-	exec_only, the kernel in build_dir is run as it is, with no build.
+	(see configure()): the kernel is built with plain make, which skips
+	kunit.py's configuration steps, and run as exec_only does. With
+	exec_only, the kernel in build_dir is run as it is, with no build
+	(kunit.py exec, or _boot_uml()).
 
 	Writes into results_dir: kunit.out (what was run and printed),
 	console.log (the kernel's raw console output), ktap.log (the KTAP

@@ -130,7 +130,7 @@ def _build_and_run(src: Path, build: Path, opts: runner.RunOptions,
 		quickbuild.forget(build)
 		return runner.run_kunit(src, build, opts, results), None
 	progress.progress(f'only C files changed since the last build in '
-			  f'{build}: make, then kunit.py exec')
+			  f'{build}: make, then the kernel')
 	return (runner.run_kunit(src, build, opts, results, prebuilt_config=True),
 		None if rec else recipes)
 

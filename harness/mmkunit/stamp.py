@@ -8,7 +8,7 @@ series, the configuration, make's options) and the size and time of
 what came out of it (.config, .version, the kernel image). A run whose
 tree the harness has just checked (nothing written into it), with the
 same inputs, the outputs left as they were and no file of the tree
-newer than the stamp, runs that kernel with kunit.py exec. Anything else
+newer than the stamp, runs that kernel as it is. Anything else
 builds: a stamp loses its kernel before each build (forget(); what the
 .config was made from stays), so a build that fails or is stopped
 leaves none, and a build by another command (a mutant's) changes the
