@@ -547,8 +547,8 @@ def _boot_uml(tree: Path, build_dir: Path, opts: RunOptions,
 	with the arguments kunit.py exec gives it (uml_command()), while
 	kunit.py parse reads its KTAP, the kernel's own lines left out
 	(ktap.without_kernel_lines()), and writes json_path. The console
-	goes to build_dir/test.log, as kunit.py writes it. Returns kunit.py
-	parse's exit code.
+	goes to build_dir/test.log, as kunit.py writes it. Returns the exit
+	code kunit.py exec would have given (_as_exec()).
 
 	kunit.py (7.3's kunit_kernel.py too) starts UML with mem=1G after any
 	--kernel_args, and UML takes the last mem=, so a kernel that needs
