@@ -283,13 +283,7 @@ def _stream(cmd: List[str], cwd: Path, out: Any, quiet: bool,
 					stderr=subprocess.STDOUT, text=True,
 					errors='replace',
 					env=dict(os.environ, **env) if env else None)
-		assert proc.stdout is not None
-		for line in proc.stdout:
-			out.write(line)
-			if not quiet:
-				sys.stdout.write(line)
-				sys.stdout.flush()
-				hb.touch()
+		_echo(proc.stdout, out, quiet, hb)
 		return proc.wait()
 
 
