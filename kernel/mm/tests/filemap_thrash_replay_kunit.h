@@ -317,6 +317,22 @@ static void filemap_thrash_replay_file(struct kunit *test,
 }
 
 /*
+ * Where the replay maps its VMAs: at fixed addresses, each on a PMD
+ * boundary a PMD above the end of the one before, the anonymous VMA
+ * first, at 1 GiB. The multi-gen LRU's look-around and page table walk
+ * stop at PMD boundaries, so what they see of a VMA depends on where it
+ * starts within its PMD; where the kernel places a mapping made
+ * anywhere depends on the configuration (large anonymous mappings are
+ * PMD-aligned with CONFIG_TRANSPARENT_HUGEPAGE, not without).
+ */
+#define FILEMAP_THRASH_REPLAY_ANON_ADDR	SZ_1G
+
+static unsigned long filemap_thrash_replay_next_addr(unsigned long end)
+{
+	return ALIGN(end, PMD_SIZE) + PMD_SIZE;
+}
+
+/*
  * The anonymous VMA, in the test's own mm, mapped with pages of its own
  * (no THP), unmapped by an action.
  */
@@ -324,15 +340,17 @@ static void filemap_thrash_replay_anon_vma(struct kunit *test,
 					   struct filemap_thrash_replay *r)
 {
 	unsigned long len = r->sc->anon_pages << PAGE_SHIFT;
+	unsigned long hint = FILEMAP_THRASH_REPLAY_ANON_ADDR;
 	struct filemap_test_unmap *unmap;
 	unsigned long addr;
 
 	unmap = kunit_kzalloc(test, sizeof(*unmap), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, unmap);
-	addr = kunit_vm_mmap(test, NULL, 0, len, PROT_READ | PROT_WRITE,
+	addr = kunit_vm_mmap(test, NULL, hint, len, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS, 0);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(addr) || !addr,
 			       "kunit_vm_mmap: %ld", (long)addr);
+	KUNIT_ASSERT_EQ(test, addr, hint);
 	unmap->mm = current->mm;
 	unmap->addr = addr;
 	unmap->len = len;
@@ -516,7 +534,7 @@ filemap_thrash_replay_once(struct kunit *test,
 {
 	struct filemap_thrash_replay_counts c = { };
 	unsigned long exec = sc->exec_pages, data = sc->data_pages;
-	unsigned long i, reads, swapouts, start, kswapd;
+	unsigned long i, reads, swapouts, start, kswapd, addr;
 	struct filemap_thrash_replay_task *t;
 	struct filemap_thrash_replay *r;
 	unsigned int round;
@@ -538,12 +556,15 @@ filemap_thrash_replay_once(struct kunit *test,
 	r->memcg = t->m->memcg;
 	filemap_thrash_replay_file(test, r);
 	filemap_thrash_replay_anon_vma(test, r);
+	addr = filemap_thrash_replay_next_addr(r->anon->vm_end);
 	if (exec) {
-		r->exec = filemap_test_mmap_at(test, &r->ft, 0, 0, exec,
+		r->exec = filemap_test_mmap_at(test, &r->ft, addr, 0, exec,
 					       PROT_READ);
 		filemap_test_vma_flags(&r->exec, VM_EXEC);
+		addr = filemap_thrash_replay_next_addr(r->exec.vma->vm_end);
 	}
-	r->data = filemap_test_mmap_at(test, &r->ft, 0, exec, data, PROT_READ);
+	r->data = filemap_test_mmap_at(test, &r->ft, addr, exec, data,
+				       PROT_READ);
 
 	kswapd = mm_kunit_vm_event(test, PGSCAN_KSWAPD);
 	start = filemap_thrash_replay_swapouts(r->memcg);
