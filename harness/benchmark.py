@@ -145,8 +145,8 @@ def edit_loop(work: Path, overlay: Path, env: Dict[str, str],
 		compile_s = median(f'compile {obj}', lambda: timed(
 			f'compile {obj}', [compile_cmd], env, build, shell=True))
 		# The link of the kernel itself, as link-vmlinux.sh runs it
-		# (its set -x, on stderr): vmlinux.unstripped on 7.3, after the
-		# two of kallsyms.
+		# (its set -x, on stderr): vmlinux.unstripped on 7.3, the last
+		# of three where the configuration has kallsyms.
 		made = subprocess.run(
 			['make', f'ARCH={arch}', f'O={build}', 'V=1', '--jobs=2',
 			 'CC=ccache gcc'], cwd=tree, env=env, capture_output=True,
