@@ -322,8 +322,9 @@ static void filemap_thrash_replay_file(struct kunit *test,
  * first, at 1 GiB. The multi-gen LRU's look-around and page table walk
  * stop at PMD boundaries, so what they see of a VMA depends on where it
  * starts within its PMD; where the kernel places a mapping made
- * anywhere depends on the configuration (large anonymous mappings are
- * PMD-aligned with CONFIG_TRANSPARENT_HUGEPAGE, not without).
+ * anywhere depends on the configuration (an anonymous mapping made
+ * without a hint, a multiple of PMD_SIZE long, is PMD-aligned with
+ * CONFIG_TRANSPARENT_HUGEPAGE, not without).
  */
 #define FILEMAP_THRASH_REPLAY_ANON_ADDR	SZ_1G
 
