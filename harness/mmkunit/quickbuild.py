@@ -6,7 +6,8 @@ After an edit of one C file or header, most of what make does is look:
 it parses the top Makefile (compiler probes), runs the preparation
 steps and walks every directory of the tree (about 3 s here) to compile
 the one object that changed; then the kernel's link steps run (1.3 s
-where the configuration has kallsyms, whose table takes two links more). The compile and the link are kbuild's own commands, which make
+where the configuration has kallsyms, whose table takes two links
+more). The compile and the link are kbuild's own commands, which make
 runs as recipes of its sub-makes. So, once per configuration, after a
 build, the harness runs make again (with nothing left to build) with a
 shell that writes down each recipe with the environment make gives it
