@@ -5,6 +5,7 @@ kunit.py, write the reports, and say what happened."""
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import shutil
 import sys
@@ -100,13 +101,25 @@ def _build_and_run(src: Path, build: Path, opts: runner.RunOptions,
 	build directory has none for it."""
 	uml = arches.ARCHES[opts.arch].uml
 	newer = stamp.TreeCheck(src, build)
-	configured = stamp.config_holds(build, src, opts.arch, config, written,
-					newer)
-	sources = newer.files(stamp.CONFIG_FREE)  # waits for the find
 	recipes = quickbuild.key(config, {**os.environ, **opts.env}, opts.jobs,
-				 _tools(opts)) if uml and configured else None
+				 _tools(opts)) if uml and stamp.config_held(
+					 build, opts.arch, config, written) else None
 	rec = quickbuild.load(build, recipes)
-	p = quickbuild.plan(build, rec, sources) if rec else None
+	started = time.monotonic()
+	# What the harness wrote compiles while find looks at the tree.
+	early = quickbuild.start(build, rec, [str(src / f) for f in written or []]
+				 ) if rec else None
+	early_log = io.StringIO()
+	try:
+		configured = stamp.config_holds(build, src, opts.arch, config,
+						written, newer)
+		sources = newer.files(stamp.CONFIG_FREE)  # waits for the find
+	finally:
+		walked = early.join(early_log) if early else []
+	p = None
+	if rec and configured:
+		p = early.plan if early and early.changed == sources else \
+			quickbuild.plan(build, rec, sources)
 	stamp.forget(build)
 	if p:
 		progress.progress(f'only C files changed since the last build in '
@@ -114,9 +127,9 @@ def _build_and_run(src: Path, build: Path, opts: runner.RunOptions,
 				  f'{", ".join(p.walks)} and the link, without '
 				  'make\'s walk of the tree')
 		results.mkdir(parents=True, exist_ok=True)
-		started = time.monotonic()
 		with open(results / 'quickbuild.log', 'w') as out:
-			built = quickbuild.build(p, out)
+			out.write(early_log.getvalue())
+			built = quickbuild.build(p, out, walked)
 		seconds = time.monotonic() - started
 		if built:
 			result = runner.run_kunit(src, build, opts, results,

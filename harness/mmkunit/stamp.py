@@ -161,6 +161,19 @@ class TreeCheck:
 			if f.endswith(tuple(suffixes))]
 
 
+def config_held(build_dir: Path, arch: str, config: Optional[str],
+		written: Optional[Sequence[str]]) -> bool:
+	"""config_holds() but for its look at the tree: what it knows before
+	find has answered."""
+	stamp = _read(build_dir)
+	left = outputs(build_dir, arch)
+	made = stamp.get('outputs')
+	return bool(config and written is not None and left and
+		    stamp.get('config') == config and isinstance(made, dict) and
+		    made.get('.config') == left['.config'] and
+		    all(f.endswith(CONFIG_FREE) for f in written))
+
+
 def config_holds(build_dir: Path, src: Path, arch: str,
 		 config: Optional[str],
 		 written: Optional[Sequence[str]],
@@ -172,13 +185,7 @@ def config_holds(build_dir: Path, src: Path, arch: str,
 	other file of src is newer than the stamp (newer: that check of src,
 	if the caller has started it). Then plain make builds what kunit.py
 	run would."""
-	stamp = _read(build_dir)
-	left = outputs(build_dir, arch)
-	made = stamp.get('outputs')
-	if not (config and written is not None and left and
-		stamp.get('config') == config and isinstance(made, dict) and
-		made.get('.config') == left['.config'] and
-		all(f.endswith(CONFIG_FREE) for f in written)):
+	if not config_held(build_dir, arch, config, written):
 		return False
 	if newer is None:
 		newer = TreeCheck(src, build_dir)

@@ -5,6 +5,7 @@ the harness leaves it to make."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 from pathlib import Path
@@ -200,6 +201,33 @@ def test_a_failed_recipe_stops_the_build(tmp_path: Path) -> None:
 	with open(tmp_path / 'out', 'w') as f:
 		assert quickbuild.build(quickbuild.Plan(steps[:1], []), f)
 	assert (tmp_path / 'log').read_text() == 'one\none\n'
+
+
+def test_the_walks_of_an_edit_run_early_and_once(tmp_path: Path) -> None:
+	"""Early runs a plan's walks (their sub-makes) and nothing else; the
+	build after it runs the rest; ccache stores nothing and looks up in
+	direct mode alone; a walk that failed early is no walk made."""
+	env: Dict[str, str] = dict(os.environ)
+	(tmp_path / 'a.h').write_text('')
+	_cmd(tmp_path, 'mm/a.o', [f'{tmp_path}/a.h'])
+	rec = quickbuild.Recording(
+		descents={'mm': quickbuild.Recipe(
+			str(tmp_path), 'echo "walk $CCACHE_READONLY_DIRECT" >> log',
+			env)},
+		link=[quickbuild.Recipe(str(tmp_path), 'echo link >> log', env)])
+	early = quickbuild.start(tmp_path, rec, [f'{tmp_path}/a.h'])
+	assert early is not None and early.changed == [f'{tmp_path}/a.h']
+	out = io.StringIO()
+	walked = early.join(out)
+	assert walked == ['mm'] and '$ echo "walk' in out.getvalue()
+	assert (tmp_path / 'log').read_text() == 'walk true\n'
+	with open(tmp_path / 'out', 'w') as f:
+		assert quickbuild.build(early.plan, f, walked)
+	assert (tmp_path / 'log').read_text() == 'walk true\nlink\n'
+	assert quickbuild.start(tmp_path, rec, []) is None
+	rec.descents['mm'] = quickbuild.Recipe(str(tmp_path), 'false', env)
+	early = quickbuild.start(tmp_path, rec, [f'{tmp_path}/a.h'])
+	assert early is not None and early.join() == []
 
 
 def qkey(config: Optional[str], env: Dict[str, str],

@@ -185,9 +185,11 @@ def test_an_edit_of_c_files_is_built_from_the_recorded_recipes(
 		monkeypatch: pytest.MonkeyPatch) -> None:
 	"""After an edit of C files only: with no recording, make builds,
 	then make again with the recording shell (nothing to build) writes
-	the recipes down; with one, its plan runs instead of make and the
-	kernel is booted as it is; a plan whose recipe fails is built with
-	make. The build before the first edit is kunit.py run's."""
+	the recipes down; with one, the walks of the files the harness wrote
+	start at once (quickbuild.Early), the rest of the plan after them, and
+	the kernel is booted as it is; a plan whose recipe fails is built
+	with make, and a walk that failed early runs again. The build before
+	the first edit is kunit.py run's."""
 	from mmkunit import quickbuild
 	calls, edited_run = _edits(tmp_path, kernel_tree, overlay_dir,
 				   monkeypatch)
@@ -199,27 +201,38 @@ def test_an_edit_of_c_files_is_built_from_the_recorded_recipes(
 		calls.append('record')
 		return 1.0
 
+	def build(p: quickbuild.Plan, out: Any,
+		  walked: Tuple[str, ...] = ()) -> bool:
+		ran = [s.command for i, s in enumerate(p.steps)
+		       if not (i < len(p.walks) and p.walks[i] in walked)]
+		calls.append('+'.join(ran))
+		return not any(c in failing for c in ran)
+
 	recorded: List[str] = []
-	steps_ok = [True, False]
-	plan = quickbuild.Plan([], ['mm'])
+	failing: List[str] = []
+	plan = quickbuild.Plan([quickbuild.Recipe('', c, {})
+				for c in ('walk mm', 'link')], ['mm'])
 	monkeypatch.setattr(runner, 'make', make)
 	monkeypatch.setattr(quickbuild, 'save',
 			    lambda b, k: recorded.append(k or '') or True)
 	monkeypatch.setattr(quickbuild, 'load', lambda b, k: (
 		quickbuild.Recording({}, []) if k in recorded else None))
 	monkeypatch.setattr(quickbuild, 'plan', lambda b, r, c: plan if c else None)
-	monkeypatch.setattr(quickbuild, 'build',
-			    lambda p, out: calls.append('recipes') or steps_ok.pop(0))
+	monkeypatch.setattr(quickbuild, 'build', build)
 
 	edited_run('/* first */\n')
 	assert calls == ['kunit.py run']
 	edited_run('/* one */\n')
 	assert calls[1:] == ['make', 'record']
 	edited_run('/* two */\n')
-	assert calls[3:] == ['recipes', 'exec']
+	assert calls[3:] == ['walk mm', 'link', 'exec']
 	# A recipe fails (a compile error): make builds and says why.
+	failing[:] = ['link']
 	edited_run('/* three */\n')
-	assert calls[5:] == ['recipes', 'make']
+	assert calls[6:] == ['walk mm', 'link', 'make']
+	failing[:] = ['walk mm']
+	edited_run('/* four */\n')
+	assert calls[9:] == ['walk mm', 'walk mm+link', 'make']
 
 
 def test_a_recording_make_that_builds_keeps_nothing(
