@@ -42,7 +42,8 @@ def run_commit(s: Session, tree: trees.PreparedTree, kernel: Path,
 		return CommitOutcome(commit, BISECT_SKIP,
 				     'conflict: ' + str(e).splitlines()[0])
 	if changed:
-		progress.progress(f'updated in {tree.src}: {", ".join(changed)}')
+		progress.progress(f'updated in {tree.src}: '
+				  f'{progress.names(changed)}')
 	opts = s.with_accel(s.run_options(filter_glob), tree)
 	ctx = s.report_context(tree.source, opts)
 	result = runner.run_kunit(tree.src, tree.build_dir(s.build_key), opts,

@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterator, Optional, Sequence
 
 # Seconds of silence before the heartbeat speaks.
 INTERVAL = float(os.environ.get('MM_KUNIT_PROGRESS_INTERVAL') or 30)
@@ -33,6 +33,12 @@ def set_quiet(quiet: bool) -> None:
 def progress(msg: str) -> None:
 	if not _State.quiet:
 		print(f'[mm-kunit] {msg}', file=sys.stderr, flush=True)
+
+
+def names(files: Sequence[str], most: int = 8) -> str:
+	"""Files for a message: the first few, then how many more."""
+	more = len(files) - most
+	return ', '.join(files[:most]) + (f' and {more} more' if more > 0 else '')
 
 
 def _duration(seconds: float) -> str:

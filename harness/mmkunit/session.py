@@ -136,7 +136,8 @@ class Session:
 		tree, and says what that changed; returns the files written."""
 		changed = self.put_series(tree, self.extra)
 		if changed:
-			progress.progress(f'updated in {tree.src}: {", ".join(changed)}')
+			progress.progress(f'updated in {tree.src}: '
+					  f'{progress.names(changed)}')
 		return changed
 
 	@contextlib.contextmanager
@@ -149,8 +150,10 @@ class Session:
 		tree to build (in place, the user's own tree, which the overlay
 		is applied into; otherwise the harness's prepared copy), and
 		what changed in that source tree since the harness last left
-		it: the files it wrote into its own copy of a kernel that does
-		not change (none: it is as it was), or None if it cannot tell.
+		it: the files it wrote into its own copy (of a Debian kernel, or
+		of the user's tree, as rsync brought over what changed there;
+		none: it is as it was), or None if it cannot tell (the user's
+		tree itself).
 		"""
 		src = self.source.kernel.resolve() if (in_place and
 						       self.source.kernel) else None
@@ -164,8 +167,7 @@ class Session:
 				yield tree, src, None
 			else:
 				changed = self.prepare(tree)
-				yield tree, tree.src, (None if self.sources.may_change
-						       else changed)
+				yield tree, tree.src, changed
 
 	@property
 	def build_key(self) -> str:

@@ -171,16 +171,20 @@ class PreparedTree:
 
 		The whole series is staged against the source first: if it does
 		not apply, OverlayError is raised and nothing is changed. Returns
-		the files written.
+		the files written: those the refresh from a source that may
+		change (refresh_source) brought over or deleted, then the
+		overlay's.
 		"""
 		desired = _stage(overlay, self.source, extra)
 		state = self._load_state()
+		refreshed: List[str] = []
 		if not (self.src / 'Makefile').is_file() or \
 		   state.get('source') != str(self.source):
 			self._copy_source()
 			state = {'source': str(self.source), 'files': []}
 		elif refresh_source:
-			self._refresh_source(set(state.get('files', [])) | set(desired))
+			refreshed = self._refresh_source(
+				set(state.get('files', [])) | set(desired))
 		previous = set(state.get('files', [])) - set(desired)
 		want: Dict[str, Optional[bytes]] = dict(desired)
 		for name in previous:
@@ -194,7 +198,7 @@ class PreparedTree:
 		state['files'] = sorted(desired)
 		state['overlay'] = overlay.digest(extra)
 		self._save_state(state)
-		return changed
+		return refreshed + [n for n in changed if n not in refreshed]
 
 	def worker(self, n: int) -> 'PreparedTree':
 		"""The n-th tree of a parallel run (mutants), next to this one."""
@@ -254,9 +258,10 @@ class PreparedTree:
 			_rsync(origin, tmp, exclude=())
 		os.replace(tmp, self.src)
 
-	def _refresh_source(self, overlay_files: Set[str]) -> None:
-		"""Brings src/ up to date with a user's tree that may have changed."""
-		_rsync(self.source, self.src, exclude=sorted(overlay_files))
+	def _refresh_source(self, overlay_files: Set[str]) -> List[str]:
+		"""Brings src/ up to date with a user's tree that may have
+		changed; the files it wrote or deleted."""
+		return _rsync(self.source, self.src, exclude=sorted(overlay_files))
 
 
 def _touch_what_differs(mine: Path, theirs: Path) -> None:
@@ -306,10 +311,12 @@ _RSYNC_EXCLUDES = ['/.git', '/.config', '/.config.old', '/include/config/',
 		   '/.kunitconfig', '/.kunit/']
 
 
-def _rsync(src: Path, dest: Path, exclude: Sequence[str]) -> None:
+def _rsync(src: Path, dest: Path, exclude: Sequence[str]) -> List[str]:
+	"""Makes dest a copy of src, keeping file times; the files (not
+	directories) it wrote or deleted, relative to dest."""
 	if not shutil.which('rsync'):
 		raise TreeError('rsync is missing (apt-get install rsync)')
-	cmd = ['rsync', '-a', '--delete']
+	cmd = ['rsync', '-a', '--delete', '--out-format=%i %n']
 	for pattern in _RSYNC_EXCLUDES:
 		cmd.append(f'--exclude={pattern}')
 	for name in exclude:
@@ -319,7 +326,23 @@ def _rsync(src: Path, dest: Path, exclude: Sequence[str]) -> None:
 	for parent in sorted({str(Path(n).parent) for n in exclude} - {'.'}):
 		cmd.append(f'--filter=protect /{parent}/')
 	dest.mkdir(parents=True, exist_ok=True)
-	subprocess.run(cmd + [f'{src}/', f'{dest}/'], check=True)
+	done = subprocess.run(cmd + [f'{src}/', f'{dest}/'], check=True,
+			      stdout=subprocess.PIPE, text=True,
+			      errors='surrogateescape')
+	return rsync_changes(done.stdout)
+
+
+def rsync_changes(itemized: str) -> List[str]:
+	"""The files rsync's itemized output (--out-format='%i %n') names as
+	written or deleted; not directories (their names end in '/')."""
+	out = []
+	for line in itemized.splitlines():
+		flags, _, name = line.partition(' ')
+		if flags == '*deleting':
+			name = name.lstrip(' ')
+		if name and not name.endswith('/'):
+			out.append(name)
+	return out
 
 
 def default_tree(cache: Path, tarball: Path) -> PreparedTree:

@@ -241,6 +241,32 @@ def test_prepare_again_touches_nothing(overlay_dir: Path, kernel_tree: Path,
 			  for p in tree.src.rglob('*') if p.is_file()}
 
 
+def test_prepare_says_what_it_brought_over_from_the_users_tree(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
+	"""A refresh from a user's tree names each file rsync wrote or
+	deleted (the overlay's files too, once each), not directories."""
+	o = ov.Overlay.load(overlay_dir)
+	(kernel_tree / 'mm/old.h').write_text('int old;\n')
+	tree = trees.user_tree(tmp_path / 'cache', kernel_tree)
+	tree.prepare(o, refresh_source=True)
+	(kernel_tree / 'mm/new dir').mkdir()
+	(kernel_tree / 'mm/new dir/bar.h').write_text('int bar;\n')
+	(kernel_tree / 'mm/old.h').unlink()
+	with open(kernel_tree / 'mm/foo.c', 'a') as f:
+		f.write('/* edited */\n')
+	changed = tree.prepare(o, refresh_source=True)
+	assert sorted(changed) == ['mm/foo.c', 'mm/new dir/bar.h', 'mm/old.h']
+	assert not (tree.src / 'mm/old.h').exists()
+	assert tree.prepare(o, refresh_source=True) == []
+
+
+def test_rsync_changes_are_files_written_or_deleted() -> None:
+	assert trees.rsync_changes(
+		'.d..t...... ./\ncd+++++++++ mm/d/\n>f+++++++++ mm/d/a b.c\n'
+		'>f.st...... mm/x.c\ncL+++++++++ l\n*deleting   mm/y.h\n') == [
+		'mm/d/a b.c', 'mm/x.c', 'l', 'mm/y.h']
+
+
 def test_prepare_follows_overlay_changes(overlay_dir: Path, kernel_tree: Path,
 					 tmp_path: Path) -> None:
 	tree = trees.user_tree(tmp_path / 'cache', kernel_tree)
@@ -287,7 +313,7 @@ def test_prepare_picks_up_edits_in_users_tree(overlay_dir: Path,
 	tree.prepare(o, refresh_source=True)
 	(kernel_tree / 'mm/foo.c').write_text(FOO_C.replace('x + 1', 'x + 3'))
 	(kernel_tree / 'mm/new.c').write_text('/* new */\n')
-	assert tree.prepare(o, refresh_source=True) == ['mm/foo.c']
+	assert tree.prepare(o, refresh_source=True) == ['mm/new.c', 'mm/foo.c']
 	foo = (tree.src / 'mm/foo.c').read_text()
 	assert 'x + 3' in foo and 'tests/foo_kunit.h' in foo
 	assert (tree.src / 'mm/new.c').read_text() == '/* new */\n'

@@ -118,13 +118,16 @@ def test_a_result_that_varies_between_runs_is_flaky(
 
 
 def _edits(tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
-	   monkeypatch: pytest.MonkeyPatch, boots: Optional[List[bool]] = None
+	   monkeypatch: pytest.MonkeyPatch, boots: Optional[List[bool]] = None,
+	   users: bool = False
 	   ) -> Tuple[List[str], Callable[[Optional[str]], None]]:
-	"""Runs of the suites in the harness's copy of a kernel tarball,
-	kunit.py stood in for, its kernels booting as boots says in turn
-	(all of them if None): the list of how each run built ('kunit.py
-	run', 'make', 'exec' of a kernel built otherwise), and a run after an
-	edit of a test file to the text given (None: no edit)."""
+	"""Runs of the suites in the harness's copy of a kernel tarball (of
+	kernel_tree itself with users, as --kernel does), kunit.py stood in
+	for, its kernels booting as boots says in turn (all of them if None):
+	the list of how each run built ('kunit.py run', 'make', 'exec' of a
+	kernel built otherwise), and a run after an edit of a test file (with
+	users, of kernel_tree's mm/foo.c) to the text given (None: no
+	edit)."""
 	import tarfile
 	tarball = tmp_path / 'linux-source-6.12.tar.xz'
 	with tarfile.open(tarball, 'w:xz') as t:
@@ -149,11 +152,15 @@ def _edits(tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
 					booted=boots.pop(0) if boots else True)
 
 	def run(text: Optional[str]) -> None:
-		if text is not None:
+		if text is not None and users:
+			with open(kernel_tree / 'mm/foo.c', 'a') as f:
+				f.write(text)
+		elif text is not None:
 			(overlay_dir / 'mm/tests/foo_kunit.h').write_text(text)
-		runs.run_suites(Session(Source(cache=tmp_path / 'c',
-					       install=False, tarball=tarball),
-					Build(quiet=True)))
+		source = Source(cache=tmp_path / 'c', install=False,
+				kernel=kernel_tree if users else None,
+				tarball=None if users else tarball)
+		runs.run_suites(Session(source, Build(quiet=True)))
 
 	monkeypatch.setattr(runner, 'run_kunit', run_kunit)
 	return calls, run
@@ -179,6 +186,26 @@ def test_a_run_with_nothing_changed_boots_the_last_build(
 	run(None)
 	assert [c == 'exec' for c in calls] == [
 		False, True, False, True, False, False]
+
+def test_a_users_tree_is_built_as_the_harness_copy_of_it_changed(
+		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""--kernel: the harness knows what changed in its copy from what
+	rsync brought over, so a run with nothing changed boots the last
+	build, and an edit of a C file of the user's tree builds with make
+	(then kbuild's recipes), not kunit.py run."""
+	calls, run = _edits(tmp_path, kernel_tree, overlay_dir, monkeypatch,
+			    users=True)
+	run(None)
+	run(None)
+	assert calls == ['kunit.py run', 'exec']
+	run('/* edited */\n')
+	assert calls[2:] == ['make']
+	with open(kernel_tree / 'Makefile', 'a') as f:
+		f.write('# edited\n')
+	run(None)
+	assert calls[3:] == ['kunit.py run']
+
 
 def test_an_edit_of_c_files_is_built_from_the_recorded_recipes(
 		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
