@@ -16,12 +16,13 @@ touched), with the dependencies already installed:
   bare       kunit.py run --kunitconfig=mm/tests in the prepared tree, with a
              new build directory: a cold build without the harness
   loop       (with --loop) the edit loop beside its bounds, for a test file
-             and for mm/filemap.c: one suite's result after an edit, and
-             its parts on their own (the changed object compiled, the
-             kernel linked once, the kernel run with the harness's boot
-             options), against bare kunit.py run doing the same edit in a
-             build directory of its own; and a re-run with nothing changed
-             against the kernel's own run
+             and for mm/filemap.c (in a tree of the user's, --kernel):
+             one suite's result after an edit, and its parts on their own
+             (the changed object compiled, the kernel linked once, the
+             kernel run with the harness's boot options), against bare
+             kunit.py run doing the same edit in a build directory of its
+             own; and a re-run with nothing changed against the kernel's
+             own run
   replay     (with --replay) each replay of ./run_kunit.sh replay, at small
              scale and then at the seed's where it has one (mmap-miss: a
              20 GiB file, an 8 GiB guest)
@@ -86,7 +87,10 @@ def median(label: str, run: Callable[[], float], n: int = 3) -> float:
 
 
 # The edit loop's cases: the file edited (under kernel/, or a file of the
-# kernel tree), the object it is compiled into, the suite run.
+# kernel tree), the object it is compiled into, the suite run. A file of
+# the kernel is edited as a developer edits it: in a tree of their own,
+# which the harness runs with --kernel (its own copy of a Debian kernel
+# it puts back as the tarball has it).
 LOOP_CASES = (
 	('test file', 'mm/tests/swap_state_kunit.h', 'mm/swap_state.o',
 	 'mm_swap_readahead'),
@@ -102,6 +106,9 @@ def edit_loop(work: Path, overlay: Path, env: Dict[str, str],
 	for the same edit; a re-run at most 1.2 times the kernel's own run."""
 	tree = next((work / 'cache/trees').glob('*/src'))
 	build = tree.parent / f'build-{arch}'
+	user = work / 'user-tree'
+	shutil.copytree(next(d for d in (work / 'cache/pristine').iterdir()
+			     if d.is_dir()), user, symlinks=True)
 	bare = work / 'bare-loop'
 	kernel_args = (REPO / f'kunit-configs/{arch}.kernel_args').read_text().split()
 	configs = [f'--kunitconfig={REPO / "kunit-configs" / f"{arch}.config"}']
@@ -111,16 +118,19 @@ def edit_loop(work: Path, overlay: Path, env: Dict[str, str],
 	timed('bare-loop cold', kunit, env, cwd=tree)
 	rows: List[str] = []
 	for label, path, obj, suite in LOOP_CASES:
-		run = [str(REPO / 'run_kunit.sh'), 'run', '-q', f'--arch={arch}',
-		       suite]
 		edited = (overlay / path) if path.startswith('mm/tests/') else None
+		run = [str(REPO / 'run_kunit.sh'), 'run', '-q', f'--arch={arch}',
+		       *([] if edited else [f'--kernel={user}']), suite]
 		n = [0]
 
-		def edit() -> None:
+		def edit(where: Optional[Path] = None) -> None:
 			# A comment line, first: the series appends at the end.
 			n[0] += 1
-			f = edited if edited else tree / path
+			f = edited if edited else (where or user) / path
 			f.write_text(f'/* benchmark edit {n[0]} */\n' + f.read_text())
+
+		if not edited:
+			timed(f'first run of {user}', run, env)
 
 		def harness() -> float:
 			edit()
@@ -132,7 +142,7 @@ def edit_loop(work: Path, overlay: Path, env: Dict[str, str],
 		# The same edit, in the tree, for bare kunit.py: the harness
 		# wrote the overlay's file into the tree.
 		def bare_run() -> float:
-			edit()
+			edit(tree)
 			if edited:
 				timed('sync', run, env)  # writes the file, builds
 			return timed(f'bare {label}', kunit + [suite], env, tree)
