@@ -216,15 +216,24 @@ def _dependents(build_dir: Path,
 	files name one of changed (as fixdep wrote it: a path through '..'
 	too). None (make decides) if one of changed is named by none, or by
 	the .cmd file of something other than an object (the preparation
-	steps' generated headers, a linker script), or if grep fails."""
+	steps' generated headers, a linker script), if grep fails, or if
+	more files changed than _MOST_CHANGED (a checkout in a --kernel
+	tree: make's jobs do better than one sub-make a directory in turn,
+	and grep's pattern would grow past what one argument may hold)."""
+	if len(changed) > _MOST_CHANGED:
+		return None
 	names = sorted({re.escape(os.path.basename(p)) for p in changed})
 	# A path as fixdep writes it (after a space), or in a command (after
 	# a quote, a parenthesis or '='), up to a space, quote, parenthesis
 	# or ';'.
-	found = subprocess.run(
-		['grep', '-rEo', '--include=.*.cmd',
-		 rf'(^|[ "\'(=])/[^ "\')]*/({"|".join(names)})([ "\');]|$)', '.'],
-		cwd=build_dir, capture_output=True, text=True)
+	try:
+		found = subprocess.run(
+			['grep', '-rEo', '--include=.*.cmd',
+			 rf'(^|[ "\'(=])/[^ "\')]*/({"|".join(names)})'
+			 r'([ "\');]|$)', '.'],
+			cwd=build_dir, capture_output=True, text=True)
+	except OSError:
+		return None
 	if found.returncode not in (0, 1):
 		return None
 	wanted = set(changed)
@@ -241,6 +250,9 @@ def _dependents(build_dir: Path,
 	if named != wanted:
 		return None
 	return sorted(dirs)
+
+
+_MOST_CHANGED = 200
 
 
 def _ancestors(d: str) -> List[str]:
@@ -341,8 +353,10 @@ class Early:
 	tree (stamp.TreeCheck, 0.2 s of a kernel tree here), which the
 	rest of the plan waits for. A sub-make is kbuild's own and compiles
 	what is out of date then, as make would; run early, it compiles
-	nothing that make would not (a file changed meanwhile is compiled by
-	the sub-make again, or by make)."""
+	nothing that make would not. The build does not run a walk made
+	early again: a file saved in its directory after the sub-make looked
+	is, like any file saved while a build runs, newer than the stamp,
+	and the next run builds it."""
 
 	def __init__(self, p: Plan, changed: Sequence[str]) -> None:
 		self.plan = p

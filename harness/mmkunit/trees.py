@@ -333,16 +333,12 @@ def _rsync(src: Path, dest: Path, exclude: Sequence[str]) -> List[str]:
 
 
 def rsync_changes(itemized: str) -> List[str]:
-	"""The files rsync's itemized output (--out-format='%i %n') names as
-	written or deleted; not directories (their names end in '/')."""
-	out = []
-	for line in itemized.splitlines():
-		flags, _, name = line.partition(' ')
-		if flags == '*deleting':
-			name = name.lstrip(' ')
-		if name and not name.endswith('/'):
-			out.append(name)
-	return out
+	"""The files rsync's itemized output (--out-format='%i %n': eleven
+	characters of flags, '*deleting' padded to as many, a space, the
+	name) names as written or deleted; not directories (their names end
+	in '/')."""
+	return [line[12:] for line in itemized.splitlines()
+		if line[12:] and not line.endswith('/')]
 
 
 def default_tree(cache: Path, tarball: Path) -> PreparedTree:

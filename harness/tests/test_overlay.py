@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -247,24 +248,31 @@ def test_prepare_says_what_it_brought_over_from_the_users_tree(
 	deleted (the overlay's files too, once each), not directories."""
 	o = ov.Overlay.load(overlay_dir)
 	(kernel_tree / 'mm/old.h').write_text('int old;\n')
+	(kernel_tree / 'mm/gone/deeper').mkdir(parents=True)
+	(kernel_tree / 'mm/gone/deeper/g.c').write_text('int g;\n')
 	tree = trees.user_tree(tmp_path / 'cache', kernel_tree)
 	tree.prepare(o, refresh_source=True)
 	(kernel_tree / 'mm/new dir').mkdir()
 	(kernel_tree / 'mm/new dir/bar.h').write_text('int bar;\n')
 	(kernel_tree / 'mm/old.h').unlink()
+	shutil.rmtree(kernel_tree / 'mm/gone')
 	with open(kernel_tree / 'mm/foo.c', 'a') as f:
 		f.write('/* edited */\n')
 	changed = tree.prepare(o, refresh_source=True)
-	assert sorted(changed) == ['mm/foo.c', 'mm/new dir/bar.h', 'mm/old.h']
+	assert sorted(changed) == ['mm/foo.c', 'mm/gone/deeper/g.c',
+				   'mm/new dir/bar.h', 'mm/old.h']
 	assert not (tree.src / 'mm/old.h').exists()
+	assert not (tree.src / 'mm/gone').exists()
 	assert tree.prepare(o, refresh_source=True) == []
 
 
 def test_rsync_changes_are_files_written_or_deleted() -> None:
 	assert trees.rsync_changes(
 		'.d..t...... ./\ncd+++++++++ mm/d/\n>f+++++++++ mm/d/a b.c\n'
-		'>f.st...... mm/x.c\ncL+++++++++ l\n*deleting   mm/y.h\n') == [
-		'mm/d/a b.c', 'mm/x.c', 'l', 'mm/y.h']
+		'>f.st...... mm/x.c\ncL+++++++++ l\n*deleting   mm/y.h\n'
+		'>f+++++++++  lead.c\n*deleting   d/e/z.c\n*deleting   d/e/\n'
+		'*deleting   d/\n') == [
+		'mm/d/a b.c', 'mm/x.c', 'l', 'mm/y.h', ' lead.c', 'd/e/z.c']
 
 
 def test_prepare_follows_overlay_changes(overlay_dir: Path, kernel_tree: Path,

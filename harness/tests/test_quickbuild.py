@@ -188,6 +188,13 @@ def test_make_decides_what_the_recording_does_not_cover(
 			[f'{src}/include/linux/mmzone.h']):
 		assert quickbuild.plan(tmp_path, rec, changed) is None, changed
 	assert quickbuild.plan(tmp_path, rec, [f'{src}/mm/filemap.c'])
+	# A checkout: more files than one grep pattern should name.
+	many = [f'{src}/mm/filemap.c'] + [f'{src}/mm/f{i}.h'
+					   for i in range(200)]
+	for i in range(200):
+		_cmd(tmp_path, f'mm/f{i}.o', [f'{src}/mm/f{i}.h'])
+	assert quickbuild.plan(tmp_path, rec, many[:200])
+	assert quickbuild.plan(tmp_path, rec, many) is None
 
 
 def test_a_failed_recipe_stops_the_build(tmp_path: Path) -> None:

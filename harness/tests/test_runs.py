@@ -126,14 +126,16 @@ def _edits(tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
 	for, its kernels booting as boots says in turn (all of them if None):
 	the list of how each run built ('kunit.py run', 'make', 'exec' of a
 	kernel built otherwise), and a run after an edit of a test file (with
-	users, of kernel_tree's mm/foo.c) to the text given (None: no
-	edit)."""
+	users, of kernel_tree's mm/bar.c, which the series does not touch:
+	rsync brings it over) to the text given (None: no edit)."""
 	import tarfile
 	tarball = tmp_path / 'linux-source-6.12.tar.xz'
 	with tarfile.open(tarball, 'w:xz') as t:
 		t.add(kernel_tree, arcname='linux-source-6.12')
 	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
 	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
+	if users:
+		(kernel_tree / 'mm/bar.c').write_text('int bar;\n')
 	calls: List[str] = []
 
 	def run_kunit(tree: Path, build: Path, opts: runner.RunOptions,
@@ -153,7 +155,7 @@ def _edits(tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
 
 	def run(text: Optional[str]) -> None:
 		if text is not None and users:
-			with open(kernel_tree / 'mm/foo.c', 'a') as f:
+			with open(kernel_tree / 'mm/bar.c', 'a') as f:
 				f.write(text)
 		elif text is not None:
 			(overlay_dir / 'mm/tests/foo_kunit.h').write_text(text)
@@ -187,13 +189,15 @@ def test_a_run_with_nothing_changed_boots_the_last_build(
 	assert [c == 'exec' for c in calls] == [
 		False, True, False, True, False, False]
 
+
 def test_a_users_tree_is_built_as_the_harness_copy_of_it_changed(
 		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
 		monkeypatch: pytest.MonkeyPatch) -> None:
 	"""--kernel: the harness knows what changed in its copy from what
 	rsync brought over, so a run with nothing changed boots the last
 	build, and an edit of a C file of the user's tree builds with make
-	(then kbuild's recipes), not kunit.py run."""
+	(then kbuild's recipes), not kunit.py run (nor boots the last build
+	first, as it would if it thought nothing was written)."""
 	calls, run = _edits(tmp_path, kernel_tree, overlay_dir, monkeypatch,
 			    users=True)
 	run(None)
