@@ -212,9 +212,8 @@ def forget(build_dir: Path) -> None:
 
 def _dependents(build_dir: Path,
 		changed: Sequence[str]) -> Optional[List[str]]:
-	"""The directories (relative to build_dir) of the objects whose .cmd
-	files name one of changed (as fixdep wrote it: a path through '..'
-	too). None (make decides) if one of changed is named by none, or by
+	"""The objects (relative to build_dir) whose .cmd files name one of
+	changed (as fixdep wrote it: a path through '..' too). None (make decides) if one of changed is named by none, or by
 	the .cmd file of something other than an object (the preparation
 	steps' generated headers, a linker script), if grep fails, or if
 	more files changed than _MOST_CHANGED (a checkout in a --kernel
@@ -237,19 +236,33 @@ def _dependents(build_dir: Path,
 	if found.returncode not in (0, 1):
 		return None
 	wanted = set(changed)
-	dirs, named = set(), set()
+	objects, named = set(), set()
 	for line in found.stdout.splitlines():
 		cmd, _, match = line.partition(':')
 		path = os.path.normpath(match.strip(' "\'(=);'))
 		if path not in wanted:
 			continue
-		if not os.path.basename(cmd).endswith('.o.cmd'):
+		d, name = os.path.split(os.path.normpath(cmd))
+		if not name.endswith('.o.cmd'):
 			return None
-		dirs.add(os.path.normpath(os.path.dirname(cmd)))
+		objects.add(os.path.join(d, name[1:-len('.cmd')]))
 		named.add(path)
 	if named != wanted:
 		return None
-	return sorted(dirs)
+	return sorted(objects)
+
+
+def outdate(build_dir: Path, changed: Sequence[str]) -> bool:
+	"""Makes the objects that depend on changed (files whose times do not
+	tell make they changed) older than any source, so that make and
+	kbuild's recipes compile them again; whether it found them all."""
+	objects = _dependents(build_dir, changed)
+	for obj in objects or []:
+		try:
+			os.utime(build_dir / obj, ns=(0, 0))
+		except FileNotFoundError:
+			pass
+	return objects is not None
 
 
 _MOST_CHANGED = 200
@@ -285,9 +298,10 @@ def plan(build_dir: Path, rec: Recording,
 	sub-make walks."""
 	if not changed:
 		return None
-	dirs = _dependents(build_dir, changed)
-	if dirs is None:
+	objects = _dependents(build_dir, changed)
+	if objects is None:
 		return None
+	dirs = {os.path.dirname(o) or '.' for o in objects}
 	walks = set()
 	for d in dirs:
 		walk = next((a for a in [d, *_ancestors(d)]

@@ -161,6 +161,26 @@ class TreeCheck:
 			if f.endswith(tuple(suffixes))]
 
 
+def not_newer(build_dir: Path, files: Sequence[Path]) -> List[str]:
+	"""Those of files (written since the last build) that are not newer
+	than build_dir's stamp, as paths: a file rsync brought over from a
+	user's tree keeps the time it has there (one restored from a backup,
+	or saved while the last build ran), which neither find nor make
+	then sees as changed."""
+	try:
+		since = (build_dir / STAMP).stat().st_mtime_ns
+	except OSError:
+		return []
+	out = []
+	for f in files:
+		try:
+			if f.stat().st_mtime_ns <= since:
+				out.append(str(f))
+		except OSError:
+			pass  # deleted: make sees that
+	return out
+
+
 def config_held(build_dir: Path, arch: str, config: Optional[str],
 		written: Optional[Sequence[str]]) -> bool:
 	"""config_holds() but for its look at the tree: what it knows before

@@ -197,6 +197,22 @@ def test_make_decides_what_the_recording_does_not_cover(
 	assert quickbuild.plan(tmp_path, rec, many) is None
 
 
+def test_objects_of_files_make_would_miss_are_made_older(
+		tmp_path: Path) -> None:
+	src = '/src'
+	_cmd(tmp_path, 'mm/filemap.o', [f'{src}/mm/filemap.c', f'{src}/mm/t.h'])
+	_cmd(tmp_path, 'mm/sub/a.o', [f'{src}/mm/t.h'])
+	_cmd(tmp_path, 'init/main.o', [f'{src}/init/main.c'])
+	for obj in ('mm/filemap.o', 'mm/sub/a.o', 'init/main.o'):
+		(tmp_path / obj).write_text('')
+	assert quickbuild.outdate(tmp_path, [f'{src}/mm/t.h'])
+	assert [(tmp_path / o).stat().st_mtime_ns for o in (
+		'mm/filemap.o', 'mm/sub/a.o')] == [0, 0]
+	assert (tmp_path / 'init/main.o').stat().st_mtime_ns > 0
+	# A file no object names: make decides.
+	assert not quickbuild.outdate(tmp_path, [f'{src}/mm/new.h'])
+
+
 def test_a_failed_recipe_stops_the_build(tmp_path: Path) -> None:
 	env: Dict[str, str] = dict(os.environ)
 	steps = [quickbuild.Recipe(str(tmp_path), cmd, env) for cmd in (

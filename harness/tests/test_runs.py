@@ -211,6 +211,31 @@ def test_a_users_tree_is_built_as_the_harness_copy_of_it_changed(
 	assert calls[3:] == ['kunit.py run']
 
 
+def test_a_file_of_a_users_tree_with_an_old_time_is_built(
+		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""A file rsync brings over with a time older than the last build
+	(restored from a backup in the user's tree): its objects are made
+	older, and the plan is for it too."""
+	from mmkunit import quickbuild
+	calls, run = _edits(tmp_path, kernel_tree, overlay_dir, monkeypatch,
+			    users=True)
+	outdated: List[List[str]] = []
+	planned: List[List[str]] = []
+	monkeypatch.setattr(quickbuild, 'outdate', lambda b, c: bool(
+		outdated.append([os.path.relpath(f, b.parent) for f in c])) or True)
+	monkeypatch.setattr(quickbuild, 'load',
+			    lambda b, k: quickbuild.Recording({}, []))
+	monkeypatch.setattr(quickbuild, 'plan', lambda b, r, c: bool(
+		planned.append([os.path.relpath(f, b.parent) for f in c])) or None)
+	run(None)
+	(kernel_tree / 'mm/bar.c').write_text('int bar = 2;\n')
+	os.utime(kernel_tree / 'mm/bar.c', (1, 1))
+	run(None)
+	assert outdated == [['src/mm/bar.c']]
+	assert planned[-1] == ['src/mm/bar.c'] and calls[1:] == ['make']
+
+
 def test_an_edit_of_c_files_is_built_from_the_recorded_recipes(
 		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
 		monkeypatch: pytest.MonkeyPatch) -> None:
