@@ -210,15 +210,19 @@ def forget(build_dir: Path) -> None:
 	(build_dir / RECIPES).unlink(missing_ok=True)
 
 
+_MOST_CHANGED = 200
+
+
 def _dependents(build_dir: Path,
 		changed: Sequence[str]) -> Optional[List[str]]:
 	"""The objects (relative to build_dir) whose .cmd files name one of
-	changed (as fixdep wrote it: a path through '..' too). None (make decides) if one of changed is named by none, or by
-	the .cmd file of something other than an object (the preparation
-	steps' generated headers, a linker script), if grep fails, or if
-	more files changed than _MOST_CHANGED (a checkout in a --kernel
-	tree: make's jobs do better than one sub-make a directory in turn,
-	and grep's pattern would grow past what one argument may hold)."""
+	changed (as fixdep wrote it: a path through '..' too). None (make
+	decides) if one of changed is named by none, or by the .cmd file of
+	something other than an object (the preparation steps' generated
+	headers, a linker script), if grep fails, or if more files changed
+	than _MOST_CHANGED (a checkout in a --kernel tree: make's jobs do
+	better than one sub-make a directory in turn, and grep's pattern
+	would grow past what one argument may hold)."""
 	if len(changed) > _MOST_CHANGED:
 		return None
 	names = sorted({re.escape(os.path.basename(p)) for p in changed})
@@ -263,9 +267,6 @@ def outdate(build_dir: Path, changed: Sequence[str]) -> bool:
 		except FileNotFoundError:
 			pass
 	return objects is not None
-
-
-_MOST_CHANGED = 200
 
 
 def _ancestors(d: str) -> List[str]:

@@ -106,16 +106,17 @@ def _build_and_run(src: Path, build: Path, opts: runner.RunOptions,
 					 build, opts.arch, config, written) else None
 	rec = quickbuild.load(build, recipes)
 	started = time.monotonic()
+	paths = [src / f for f in written or []]
 	# Files written with times make would not see as a change: their
 	# objects are made older than them, and the plan covers them too.
-	hidden = stamp.not_newer(build, [src / f for f in written or []
-					if f.endswith(stamp.CONFIG_FREE)])
+	hidden = stamp.not_newer(build, [p for p in paths
+					if p.name.endswith(stamp.CONFIG_FREE)])
 	if hidden and not quickbuild.outdate(build, hidden):
 		progress.progress(f'{progress.names(hidden)}: older than the last '
 				  f'build in {build}, and not all their objects '
 				  'known: make decides by their times')
 	# What the harness wrote compiles while find looks at the tree.
-	early = quickbuild.start(build, rec, [str(src / f) for f in written or []]
+	early = quickbuild.start(build, rec, [str(p) for p in paths]
 				 ) if rec else None
 	early_log = io.StringIO()
 	try:

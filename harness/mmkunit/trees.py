@@ -198,7 +198,7 @@ class PreparedTree:
 		state['files'] = sorted(desired)
 		state['overlay'] = overlay.digest(extra)
 		self._save_state(state)
-		return refreshed + [n for n in changed if n not in refreshed]
+		return refreshed + sorted(set(changed) - set(refreshed))
 
 	def worker(self, n: int) -> 'PreparedTree':
 		"""The n-th tree of a parallel run (mutants), next to this one."""
