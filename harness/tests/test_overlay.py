@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import time
 from pathlib import Path
+from typing import Dict, List, Optional, Sequence
 
 import pytest
 
@@ -264,6 +267,172 @@ def test_prepare_says_what_it_brought_over_from_the_users_tree(
 	assert not (tree.src / 'mm/old.h').exists()
 	assert not (tree.src / 'mm/gone').exists()
 	assert tree.prepare(o, refresh_source=True) == []
+
+
+def _tree_files(top: Path, skip: Sequence[str] = ()) -> Dict[str, object]:
+	"""Every entry under top with what it holds (a link's target)."""
+	found: Dict[str, object] = {}
+	for p in sorted(top.rglob('*')):
+		name = str(p.relative_to(top))
+		if any(name == s or name.startswith(f'{s}/') for s in skip):
+			continue
+		found[name] = os.readlink(p) if p.is_symlink() else \
+			'dir' if p.is_dir() else p.read_bytes()
+	return found
+
+
+def test_a_refresh_looks_only_at_what_changed_since_the_last(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""After a refresh that compared every file, the next ones copy what
+	find names as changed since (a file with an old time among them,
+	which rsync's own look would miss too when its size is unchanged),
+	delete what is gone, and keep the overlay's files and what rsync
+	leaves out; rsync's look at every file is not used."""
+	o = ov.Overlay.load(overlay_dir)
+	(kernel_tree / 'mm/sub').mkdir()
+	(kernel_tree / 'mm/sub/old.h').write_text('int old;\n')
+	(kernel_tree / 'mm/same.h').write_text('int a;\n')
+	(kernel_tree / '.git').mkdir()
+	tree = trees.user_tree(tmp_path / 'cache', kernel_tree)
+	tree.prepare(o, refresh_source=True)
+	tree.prepare(o, refresh_source=True)
+	assert 'scanned' in json.loads((tree.base / 'state.json').read_text())
+
+	def no_rsync(*args: object, **kwargs: object) -> List[str]:
+		raise AssertionError('rsync looked at every file')
+	monkeypatch.setattr(trees, '_rsync', no_rsync)
+	(kernel_tree / 'mm/same.h').write_text('int b;\n')
+	os.utime(kernel_tree / 'mm/same.h', (1577836800, 1577836800))
+	shutil.rmtree(kernel_tree / 'mm/sub')
+	(kernel_tree / 'mm/new').mkdir()
+	(kernel_tree / 'mm/new/n.c').write_text('int n;\n')
+	(kernel_tree / 'mm/link').symlink_to('new/n.c')
+	(kernel_tree / '.git/HEAD').write_text('ref\n')
+	(kernel_tree / 'CREDITS').write_text('N: new\n')
+	with open(kernel_tree / 'mm/foo.c', 'a') as f:
+		f.write('/* edited */\n')
+	changed = tree.prepare(o, refresh_source=True)
+	assert changed == ['CREDITS', 'mm/link', 'mm/new/n.c', 'mm/same.h',
+			   'mm/sub/old.h', 'mm/foo.c']
+	patched = ['mm/foo.c', 'mm/Kconfig']
+	assert _tree_files(tree.src, skip=patched + ['mm/tests']) == \
+		_tree_files(kernel_tree, skip=patched + ['.git'])
+	assert b'/* edited */' in (tree.src / 'mm/foo.c').read_bytes()
+	assert _tree_files(tree.src / 'mm/tests') == \
+		_tree_files(overlay_dir / 'mm/tests')
+	assert tree.prepare(o, refresh_source=True) == []
+
+
+def test_a_directory_moved_into_a_users_tree_is_copied_whole(
+		tmp_path: Path) -> None:
+	"""Its files keep their ctimes when it is moved in: only the
+	directory that now holds it is named as changed."""
+	user, copy = tmp_path / 'user', tmp_path / 'copy'
+	(user / 'mm/moved/deeper').mkdir(parents=True)
+	(user / 'mm/moved/deeper/d.c').write_text('int d;\n')
+	(user / 'mm/moved/m.c').write_text('int m;\n')
+	(user / 'mm/was-a-file').mkdir()
+	(user / 'mm/was-a-file/w.c').write_text('int w;\n')
+	(copy / 'mm/tests').mkdir(parents=True)
+	(copy / 'mm/tests/ours_kunit.h').write_text('/* the overlay */\n')
+	(copy / 'mm/was-a-file').write_text('int f;\n')
+	(copy / 'mm/gone.c').write_text('int g;\n')
+	(copy / 'include/generated').mkdir(parents=True)
+	(copy / 'include/generated/x.h').write_text('#define X\n')
+	written = trees._bring_over(user, copy, [('d', ''), ('d', 'mm')],
+				    {'mm/tests/ours_kunit.h'})
+	assert written == ['mm/gone.c', 'mm/moved/deeper/d.c', 'mm/moved/m.c',
+			   'mm/was-a-file', 'mm/was-a-file/w.c']
+	assert _tree_files(copy, skip=['mm/tests', 'include']) == \
+		_tree_files(user)
+	assert (copy / 'mm/tests/ours_kunit.h').is_file()
+	assert (copy / 'include/generated/x.h').is_file()
+
+
+def test_a_file_gone_before_rsync_copied_it_makes_rsync_look_at_all(
+		tmp_path: Path) -> None:
+	"""find's list is out of date then: what else changed since is
+	not in it."""
+	user, copy = tmp_path / 'user', tmp_path / 'copy'
+	(user / 'mm').mkdir(parents=True)
+	(user / 'mm/a.c').write_text('int a;\n')
+	(user / 'mm/b.c').write_text('int b;\n')
+	(copy / 'mm').mkdir(parents=True)
+	assert trees._bring_over(user, copy, [('f', 'mm/gone.c'), ('f', 'mm/a.c')],
+				 set()) == ['mm/a.c', 'mm/b.c']
+	assert _tree_files(copy) == _tree_files(user)
+
+
+def test_changed_since_leaves_out_what_rsync_leaves_out(tmp_path: Path) -> None:
+	for name in ['.git/HEAD', '.kunit/.config', 'include/config/auto.conf',
+		     'include/generated/a.h', 'arch/x86/include/generated/b.h',
+		     'arch/x86/include/asm/c.h', '.config', '.kunitconfig',
+		     'mm/.config', 'mm/foo.c']:
+		(tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+		(tmp_path / name).write_text('\n')
+	newest = trees.changed_since(tmp_path, None)
+	assert newest is not None and newest.entries == []
+	seen = trees.changed_since(tmp_path, 0.0)
+	assert seen is not None and seen.newest == newest.newest
+	assert seen.newest is not None
+	assert sorted(seen.entries) == [
+		('d', ''), ('d', 'arch'), ('d', 'arch/x86'),
+		('d', 'arch/x86/include'), ('d', 'arch/x86/include/asm'),
+		('d', 'include'), ('d', 'mm'),
+		('f', 'arch/x86/include/asm/c.h'), ('f', 'mm/.config'),
+		('f', 'mm/foo.c')]
+	assert trees.changed_since(tmp_path, seen.newest + 10) == \
+		trees.Changes([], None, pytest.approx(0, abs=5))
+	assert trees.changed_since(tmp_path / 'nowhere', None) is None
+
+
+@pytest.mark.parametrize('name, is_dir, left_out', [
+	('.git', True, True), ('.config', False, True), ('.configs', False, False),
+	('mm/.config', False, False), ('include/config', True, True),
+	('include/config', False, False), ('include/config/x', False, True),
+	('arch/arm64/include/generated/asm', True, True),
+	('arch/arm64/include/asm', True, False), ('', True, False),
+])
+def test_what_rsync_leaves_out(name: str, is_dir: bool, left_out: bool) -> None:
+	assert trees._rsync_excluded(name, is_dir) == left_out
+
+
+@pytest.mark.parametrize('newest, last, since', [
+	(100.0, None, 97.0),	# the walk's 1 s and the margin's 2 before it
+	(100.0, 50.0, 97.0),
+	(100.0, 99.0, 99.0),	# never back
+	(None, 50.0, 50.0),	# nothing changed: where it was
+	(None, None, 0.0),
+])
+def test_the_next_look_starts_before_the_walk_began(
+		newest: Optional[float], last: Optional[float],
+		since: float) -> None:
+	scanned = None if last is None else trees.Scanned(last, 0.0)
+	assert trees.Changes([], newest, 1.0).next_scan(scanned).since == since
+
+
+def test_a_clock_set_back_makes_rsync_look_at_every_file(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	o = ov.Overlay.load(overlay_dir)
+	tree = trees.user_tree(tmp_path / 'cache', kernel_tree)
+	tree.prepare(o, refresh_source=True)
+	tree.prepare(o, refresh_source=True)
+	state = json.loads((tree.base / 'state.json').read_text())
+	state['scanned']['clock'] = time.time() + 3600
+	(tree.base / 'state.json').write_text(json.dumps(state))
+	looked: List[Path] = []
+	rsync = trees._rsync
+
+	def spy(src: Path, dest: Path, exclude: Sequence[str]) -> List[str]:
+		looked.append(src)
+		return rsync(src, dest, exclude)
+	monkeypatch.setattr(trees, '_rsync', spy)
+	tree.prepare(o, refresh_source=True)
+	assert looked == [kernel_tree.resolve()]
+	tree.prepare(o, refresh_source=True)
+	assert looked == [kernel_tree.resolve()]
 
 
 def test_rsync_changes_are_files_written_or_deleted() -> None:
