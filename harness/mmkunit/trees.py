@@ -396,11 +396,15 @@ class Changes:
 		"""Where the next look starts. A change made after the walk
 		passed its file has a ctime after the walk began, and the newest
 		ctime the walk saw is before it ended: the walk's length and
-		_SCAN_MARGIN before that newest ctime is before the walk began."""
+		_SCAN_MARGIN before that newest ctime is before the walk began.
+		A ctime ahead of this machine's clock (the file system's clock
+		ahead, or this one's set back since) counts as now."""
+		now = time.time()
 		since = last.since if last is not None else 0.0
 		if self.newest is not None:
-			since = max(since, self.newest - self.seconds - _SCAN_MARGIN)
-		return Scanned(since, time.time())
+			since = max(since, min(self.newest, now) - self.seconds -
+				    _SCAN_MARGIN)
+		return Scanned(since, now)
 
 
 # _RSYNC_EXCLUDES's directories, as find(1)'s -path patterns: not walked.
@@ -446,9 +450,15 @@ def changed_since(tree: Path, since: Optional[float]) -> Optional[Changes]:
 	return Changes(entries, newest, seconds)
 
 
+# The first components of _RSYNC_EXCLUDES's patterns.
+_EXCLUDED_TOP = {p.split('/')[1] for p in _RSYNC_EXCLUDES}
+
+
 def _rsync_excluded(name: str, is_dir: bool) -> bool:
 	"""Whether _RSYNC_EXCLUDES leaves name (relative) out."""
 	parts = name.split('/')
+	if parts[0] not in _EXCLUDED_TOP:
+		return False
 	for pattern in _RSYNC_EXCLUDES:
 		want = pattern.strip('/').split('/')
 		if len(parts) < len(want) or not all(

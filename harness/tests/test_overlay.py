@@ -404,12 +404,15 @@ def test_what_rsync_leaves_out(name: str, is_dir: bool, left_out: bool) -> None:
 	(100.0, 99.0, 99.0),	# never back
 	(None, 50.0, 50.0),	# nothing changed: where it was
 	(None, None, 0.0),
+	(1e12, 50.0, 1997.0),	# ahead of this machine's clock (2000): now
 ])
 def test_the_next_look_starts_before_the_walk_began(
-		newest: Optional[float], last: Optional[float],
-		since: float) -> None:
+		newest: Optional[float], last: Optional[float], since: float,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	monkeypatch.setattr(time, 'time', lambda: 2000.0)
 	scanned = None if last is None else trees.Scanned(last, 0.0)
-	assert trees.Changes([], newest, 1.0).next_scan(scanned).since == since
+	assert trees.Changes([], newest, 1.0).next_scan(scanned) == \
+		trees.Scanned(since, 2000.0)
 
 
 def test_a_clock_set_back_makes_rsync_look_at_every_file(
