@@ -182,8 +182,13 @@ class PreparedTree:
 		refreshed: List[str] = []
 		if not (self.src / 'Makefile').is_file() or \
 		   state.get('source') != str(self.source):
+			# What the next refresh starts from: looked at first.
+			seen = changed_since(self.source, None) \
+				if refresh_source else None
 			self._copy_source()
 			state = {'source': str(self.source), 'files': []}
+			if seen is not None:
+				state['scanned'] = seen.next_scan(None).to_state()
 		elif refresh_source:
 			refreshed, state['scanned'] = self._refresh_source(
 				set(state.get('files', [])) | set(desired),

@@ -284,8 +284,8 @@ def _tree_files(top: Path, skip: Sequence[str] = ()) -> Dict[str, object]:
 def test_a_refresh_looks_only_at_what_changed_since_the_last(
 		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
 		monkeypatch: pytest.MonkeyPatch) -> None:
-	"""After a refresh that compared every file, the next ones copy what
-	find names as changed since (a file with an old time among them,
+	"""After the copy, a refresh copies what find names as changed
+	since (a file with an old time among them,
 	which rsync's own look would miss too when its size is unchanged),
 	delete what is gone, and keep the overlay's files and what rsync
 	leaves out; rsync's look at every file is not used."""
@@ -295,7 +295,6 @@ def test_a_refresh_looks_only_at_what_changed_since_the_last(
 	(kernel_tree / 'mm/same.h').write_text('int a;\n')
 	(kernel_tree / '.git').mkdir()
 	tree = trees.user_tree(tmp_path / 'cache', kernel_tree)
-	tree.prepare(o, refresh_source=True)
 	tree.prepare(o, refresh_source=True)
 	assert 'scanned' in json.loads((tree.base / 'state.json').read_text())
 
@@ -420,7 +419,6 @@ def test_a_clock_set_back_makes_rsync_look_at_every_file(
 		monkeypatch: pytest.MonkeyPatch) -> None:
 	o = ov.Overlay.load(overlay_dir)
 	tree = trees.user_tree(tmp_path / 'cache', kernel_tree)
-	tree.prepare(o, refresh_source=True)
 	tree.prepare(o, refresh_source=True)
 	state = json.loads((tree.base / 'state.json').read_text())
 	state['scanned']['clock'] = time.time() + 3600
