@@ -151,7 +151,7 @@ class Session:
 		is applied into; otherwise the harness's prepared copy), and
 		what changed in that source tree since the harness last left
 		it: the files it wrote into its own copy (of a Debian kernel, or
-		of the user's tree, as rsync brought over what changed there;
+		of the user's tree, as mirror.py brought over what changed;
 		none: it is as it was), or None if it cannot tell (the user's
 		tree itself).
 		"""

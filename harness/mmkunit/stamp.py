@@ -163,7 +163,7 @@ class TreeCheck:
 
 def not_newer(build_dir: Path, files: Sequence[Path]) -> List[str]:
 	"""Those of files (written since the last build) that are not newer
-	than build_dir's stamp, as paths: a file rsync brought over from a
+	than build_dir's stamp, as paths: a file brought over from a
 	user's tree keeps the time it has there (one restored from a backup,
 	or saved while the last build ran), which neither find nor make
 	then sees as changed."""

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fcntl
-import fnmatch
 import hashlib
 import json
 import os
@@ -29,9 +28,9 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import (Any, Dict, Iterable, Iterator, List, Optional, Sequence,
-		    Set, Tuple)
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set
 
+from mmkunit import mirror
 from mmkunit import overlay as ov
 from mmkunit.progress import progress, step
 
@@ -182,15 +181,13 @@ class PreparedTree:
 		refreshed: List[str] = []
 		if not (self.src / 'Makefile').is_file() or \
 		   state.get('source') != str(self.source):
-			# What the next refresh starts from: looked at first.
-			seen = changed_since(self.source, None) \
-				if refresh_source else None
-			self._copy_source()
-			state = {'source': str(self.source), 'files': []}
-			if seen is not None:
-				state['scanned'] = seen.next_scan(None).to_state()
+			scanned = self._copy_source(refreshed=refresh_source)
+			state = {'source': str(self.source), 'files': [],
+				 'scanned': scanned}
 		elif refresh_source:
-			refreshed, state['scanned'] = self._refresh_source(
+			# mirror.py: what changed since the last refresh.
+			refreshed, state['scanned'] = mirror.refresh(
+				self.source, self.src,
 				set(state.get('files', [])) | set(desired),
 				state.get('scanned'))
 		previous = set(state.get('files', [])) - set(desired)
@@ -255,45 +252,21 @@ class PreparedTree:
 			_touch_what_differs(self.src, other.src)
 		os.replace(tmp, build)
 
-	def _copy_source(self, origin: Optional[Path] = None) -> None:
-		"""Copies the source (or origin) to src/, keeping file times."""
+	def _copy_source(self, origin: Optional[Path] = None,
+			 refreshed: bool = False) -> Dict[str, Any]:
+		"""Copies the source (or origin) to src/, keeping file times;
+		the state of its refreshes (mirror.py), if it is refreshed."""
 		origin = origin or self.source
 		shutil.rmtree(self.src, ignore_errors=True)
 		self.base.mkdir(parents=True, exist_ok=True)
 		tmp = self.base / '.src.copying'
 		shutil.rmtree(tmp, ignore_errors=True)
+		if not shutil.which('rsync'):
+			raise TreeError('rsync is missing (apt-get install rsync)')
 		with step(f'copying {origin} to {self.src} (once)'):
-			_rsync(origin, tmp, exclude=())
+			scanned = mirror.copy_of(origin, tmp, refreshed)
 		os.replace(tmp, self.src)
-
-	def _refresh_source(self, overlay_files: Set[str], scanned: Any
-			    ) -> Tuple[List[str], Dict[str, float]]:
-		"""Brings src/ up to date with a user's tree that may have
-		changed; the files it wrote or deleted, and what the next
-		refresh starts from.
-
-		scanned is what the last refresh saw (Scanned.to_state()): then
-		only what find(1) names as changed since is looked at (one walk
-		of the tree, a third of rsync's two); without it, or when this
-		machine's clock went back since, rsync compares every file.
-		"""
-		last = Scanned.from_state(scanned)
-		if last is None or last.clock > time.time():
-			seen = changed_since(self.source, None)
-			written = _rsync(self.source, self.src,
-					 exclude=sorted(overlay_files))
-		else:
-			seen = changed_since(self.source, last.since)
-			if seen is None:
-				written = _rsync(self.source, self.src,
-						 exclude=sorted(overlay_files))
-			else:
-				written = _bring_over(self.source, self.src,
-						      seen.entries,
-						      overlay_files)
-		if seen is None:
-			return written, {}
-		return written, seen.next_scan(last).to_state()
+		return scanned
 
 
 def _touch_what_differs(mine: Path, theirs: Path) -> None:
@@ -334,254 +307,6 @@ def _rewrite_paths(top: Path, old: bytes, new: bytes) -> None:
 			st = path.stat()
 			path.write_bytes(data.replace(old, new))
 			os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
-
-
-# In a user's tree: what is not source, and would make a tree unusable for
-# an out-of-tree build ("source tree is not clean").
-_RSYNC_EXCLUDES = ['/.git', '/.config', '/.config.old', '/include/config/',
-		   '/include/generated/', '/arch/*/include/generated/',
-		   '/.kunitconfig', '/.kunit/']
-
-
-def _rsync(src: Path, dest: Path, exclude: Sequence[str]) -> List[str]:
-	"""Makes dest a copy of src, keeping file times; the files (not
-	directories) it wrote or deleted, relative to dest."""
-	if not shutil.which('rsync'):
-		raise TreeError('rsync is missing (apt-get install rsync)')
-	cmd = ['rsync', '-a', '--delete', '--out-format=%i %n']
-	for pattern in _RSYNC_EXCLUDES:
-		cmd.append(f'--exclude={pattern}')
-	for name in exclude:
-		cmd.append(f'--exclude=/{name}')
-	# The directories of files the overlay adds (mm/tests/) are not in
-	# the source: keep them, and rsync from trying to delete them.
-	for parent in sorted({str(Path(n).parent) for n in exclude} - {'.'}):
-		cmd.append(f'--filter=protect /{parent}/')
-	dest.mkdir(parents=True, exist_ok=True)
-	done = subprocess.run(cmd + [f'{src}/', f'{dest}/'], check=True,
-			      stdout=subprocess.PIPE, text=True,
-			      errors='surrogateescape')
-	return rsync_changes(done.stdout)
-
-
-# A file system's ctime granularity, at most (a second on some), and then
-# some: what find(1) saw changed since a time, it sees again the next time.
-_SCAN_MARGIN = 2.0
-
-
-@dataclasses.dataclass(frozen=True)
-class Scanned:
-	"""Where the next look at a user's tree starts: since, a time of the
-	tree's own file system (its ctimes, which neither `cp -p` nor
-	`touch -d` set back, unlike the mtimes make and rsync compare), and
-	clock, this machine's time when it was taken."""
-	since: float
-	clock: float
-
-	@staticmethod
-	def from_state(state: Any) -> Optional['Scanned']:
-		try:
-			return Scanned(float(state['since']), float(state['clock']))
-		except (KeyError, TypeError, ValueError):
-			return None
-
-	def to_state(self) -> Dict[str, float]:
-		return {'since': self.since, 'clock': self.clock}
-
-
-@dataclasses.dataclass(frozen=True)
-class Changes:
-	"""What find(1) saw in a user's tree: the entries whose ctime is after
-	a time, each as find's %y type and a path relative to the tree."""
-	entries: List[Tuple[str, str]]
-	newest: Optional[float]
-	seconds: float
-
-	def next_scan(self, last: Optional[Scanned]) -> Scanned:
-		"""Where the next look starts. A change made after the walk
-		passed its file has a ctime after the walk began, and the newest
-		ctime the walk saw is before it ended: the walk's length and
-		_SCAN_MARGIN before that newest ctime is before the walk began.
-		A ctime ahead of this machine's clock (the file system's clock
-		ahead, or this one's set back since) counts as now."""
-		now = time.time()
-		since = last.since if last is not None else 0.0
-		if self.newest is not None:
-			since = max(since, min(self.newest, now) - self.seconds -
-				    _SCAN_MARGIN)
-		return Scanned(since, now)
-
-
-# _RSYNC_EXCLUDES's directories, as find(1)'s -path patterns: not walked.
-_SCAN_PRUNED = ['./.git', './.kunit', './include/config', './include/generated',
-		'./arch/*/include/generated']
-
-
-def changed_since(tree: Path, since: Optional[float]) -> Optional[Changes]:
-	"""The entries of tree changed after since, not those rsync leaves
-	out; with since None, the newest ctime alone (rsync looks at every
-	file then). None when find(1) fails."""
-	cmd = ['find', '.', '(']
-	for pattern in _SCAN_PRUNED:
-		cmd += ['-path', pattern, '-o']
-	cmd[-1:] = [')', '-prune', '-o']
-	if since is None:
-		cmd += ['-printf', '%C@\\0']
-	else:
-		# Whole seconds: at most one earlier than since.
-		cmd += ['-newerct', f'@{int(since)}', '-printf', '%C@ %y %P\\0']
-	start = time.monotonic()
-	try:
-		done = subprocess.run(cmd, cwd=tree, stdout=subprocess.PIPE,
-				      stderr=subprocess.DEVNULL,
-				      env=dict(os.environ, LC_ALL='C'))
-	except OSError:
-		return None
-	seconds = time.monotonic() - start
-	if done.returncode != 0:
-		return None
-	records = done.stdout.split(b'\0')[:-1]
-	if since is None:
-		return Changes([], max(map(float, records), default=None),
-			       seconds)
-	entries: List[Tuple[str, str]] = []
-	newest: Optional[float] = None
-	for record in records:
-		ctime, kind, raw = record.split(b' ', 2)
-		newest = max(newest or 0.0, float(ctime))
-		name = os.fsdecode(raw)  # '' for the tree itself
-		if not _rsync_excluded(name, kind == b'd'):
-			entries.append((kind.decode(), name))
-	return Changes(entries, newest, seconds)
-
-
-# The first components of _RSYNC_EXCLUDES's patterns.
-_EXCLUDED_TOP = {p.split('/')[1] for p in _RSYNC_EXCLUDES}
-
-
-def _rsync_excluded(name: str, is_dir: bool) -> bool:
-	"""Whether _RSYNC_EXCLUDES leaves name (relative) out."""
-	parts = name.split('/')
-	if parts[0] not in _EXCLUDED_TOP:
-		return False
-	for pattern in _RSYNC_EXCLUDES:
-		want = pattern.strip('/').split('/')
-		if len(parts) < len(want) or not all(
-				fnmatch.fnmatchcase(p, w) for p, w in zip(parts, want)):
-			continue
-		if len(parts) > len(want) or is_dir or not pattern.endswith('/'):
-			return True
-	return False
-
-
-def _bring_over(src: Path, dest: Path, entries: Iterable[Tuple[str, str]],
-		keep: Set[str]) -> List[str]:
-	"""Makes dest a copy of src where entries (changed_since()'s) say src
-	changed, keeping keep (the overlay's files) and the directories that
-	hold them; the files written or deleted, as _rsync() names them.
-
-	A changed directory is compared with its copy: what the copy has
-	beyond it is deleted, and what it has beyond the copy is copied
-	whole (a directory moved into the tree keeps its files' ctimes:
-	only the directory itself shows the change).
-	"""
-	kept = set(keep)
-	for name in keep:
-		kept.update(str(p) for p in Path(name).parents if str(p) != '.')
-	listed: List[str] = []
-	deleted: List[str] = []
-	for kind, name in entries:
-		if name in keep:
-			continue
-		if name:
-			# Not the top: rsync would copy "." with all it holds.
-			listed.append(name)
-		if kind != 'd':
-			continue
-		try:
-			theirs = set(os.listdir(src / name))
-		except OSError:
-			continue  # gone since: its parent shows that
-		mine_dir = dest / name
-		mine = set(os.listdir(mine_dir)) if mine_dir.is_dir() and \
-			not mine_dir.is_symlink() else set()
-		for entry in sorted(mine | theirs):
-			rel = f'{name}/{entry}' if name else entry
-			if rel in kept or _rsync_excluded(rel, (src / rel).is_dir()):
-				continue
-			theirs_dir = entry in theirs and (src / rel).is_dir() and \
-				not (src / rel).is_symlink()
-			mine_is_dir = entry in mine and (dest / rel).is_dir() and \
-				not (dest / rel).is_symlink()
-			if entry in mine and (entry not in theirs or
-					      theirs_dir != mine_is_dir):
-				deleted += _remove(dest, rel, kept)
-			if theirs_dir and not mine_is_dir:
-				listed += _walk(src, rel)
-	written, whole = _rsync_listed(src, dest, listed)
-	if not whole:
-		# A file gone between find and rsync: rsync looks at all.
-		written += _rsync(src, dest, exclude=sorted(keep))
-	return sorted(set(deleted) | set(written))
-
-
-def _remove(top: Path, name: str, kept: Set[str]) -> List[str]:
-	"""Deletes top/name, a directory with all it holds but kept and
-	what rsync leaves out (as rsync's --delete does); the files (not
-	directories) deleted, relative to top."""
-	path = top / name
-	if not path.is_dir() or path.is_symlink():
-		path.unlink()
-		return [name]
-	gone = []
-	for dirpath, dirnames, filenames in os.walk(path, topdown=False):
-		rel = Path(dirpath).relative_to(top)
-		for n in filenames + [d for d in dirnames
-				      if (Path(dirpath) / d).is_symlink()]:
-			if str(rel / n) not in kept and \
-			   not _rsync_excluded(str(rel / n), False):
-				(Path(dirpath) / n).unlink()
-				gone.append(str(rel / n))
-		if str(rel) not in kept and not _rsync_excluded(str(rel), True):
-			with contextlib.suppress(OSError):  # holds what is kept
-				os.rmdir(dirpath)
-	return sorted(gone)
-
-
-def _walk(top: Path, name: str) -> List[str]:
-	"""name and all it holds, relative to top; not what rsync leaves out."""
-	found = [name]
-	for dirpath, dirnames, filenames in os.walk(top / name):
-		rel = Path(dirpath).relative_to(top)
-		dirnames[:] = [n for n in dirnames
-			       if not _rsync_excluded(str(rel / n), True)]
-		found += [str(rel / n) for n in dirnames + filenames
-			  if not _rsync_excluded(str(rel / n), False)]
-	return found
-
-
-def _rsync_listed(src: Path, dest: Path, names: Sequence[str]
-		  ) -> Tuple[List[str], bool]:
-	"""Copies the names (relative to src) to dest, a directory named
-	without what it holds; the files written, and whether all were."""
-	if not names:
-		return [], True
-	done = subprocess.run(
-		['rsync', '-a', '--from0', '--files-from=-',
-		 '--out-format=%i %n', f'{src}/', f'{dest}/'],
-		input='\0'.join(names),
-		stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-		errors='surrogateescape')
-	return rsync_changes(done.stdout), done.returncode == 0
-
-
-def rsync_changes(itemized: str) -> List[str]:
-	"""The files rsync's itemized output (--out-format='%i %n': eleven
-	characters of flags, '*deleting' padded to as many, a space, the
-	name) names as written or deleted; not directories (their names end
-	in '/')."""
-	return [line[12:] for line in itemized.splitlines()
-		if line[12:] and not line.endswith('/')]
 
 
 def default_tree(cache: Path, tarball: Path) -> PreparedTree:
