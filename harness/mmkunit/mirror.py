@@ -17,18 +17,27 @@ cannot tell:
   length and a margin: a change made while find walked is seen again.
 - A changed directory is compared with its copy, entry by entry: what
   the copy has beyond it is deleted, what it has beyond the copy is
-  copied, a file whose size, mtime or type differ is copied (an entry
-  moved in keeps its ctime on file systems that do not move it).
+  copied, a file whose size, mtime (to the nanosecond) or type differ is
+  copied (an entry moved in keeps its ctime on file systems that do not
+  move it). What is under a name that is not a directory now (a link to
+  one, a file) is not looked into: the directory that holds the name
+  says what it is.
 - A directory is the one the copy was made from while it keeps its
   inode number (recorded for every directory): one whose number changed
-  (moved in over a deleted one, two swapped) is copied whole.
-- What changed in the copy itself since the last refresh (an edit of
-  its files) is looked up too, in a walk of the copy run at the same
-  time, and put back as the user's tree has it, as rsync did.
+  (moved in over a deleted one, two swapped) is copied whole, by rsync
+  --delete of that directory alone.
+- What changed in the copy itself since the last refresh is looked up
+  too, in a walk of the copy run at the same time, and put back as the
+  user's tree has it, as rsync did: a file edited there is copied again,
+  a directory whose entries changed there (or that moved) is copied
+  whole.
 - This machine's clock did not go back between two refreshes: after a
   reboot, or a wall clock behind CLOCK_BOOTTIME's count since the last
-  refresh, every file is compared again. (A file server's clock set
-  back is not seen.)
+  refresh, every file is compared again.
+
+Not seen: a file server's clock set back. Costly: a cache on a file
+system that keeps coarser times than the user's tree's (ext3's seconds)
+has every file the look names copied again, as a change, on every run.
 """
 
 from __future__ import annotations
@@ -69,24 +78,44 @@ _RSYNC_TIMES = ['--modify-window=-1']
 MARGIN = 2.0
 
 
-def rsync(src: Path, dest: Path, exclude: Sequence[str]) -> List[str]:
-	"""Makes dest a copy of src, keeping file times, but for exclude (and
-	the directories that hold them); the files (not directories) it
-	wrote or deleted, relative to dest."""
+def rsync(src: Path, dest: Path, exclude: Sequence[str], under: str = ''
+	  ) -> List[str]:
+	"""Makes dest a copy of src (or of its directory under: the rest is
+	left alone), keeping file times, but for exclude (names relative to
+	src) and the directories that hold them; the files (not
+	directories) it wrote or deleted, relative to dest."""
 	cmd = ['rsync', '-a', '--delete', *_RSYNC_TIMES, '--out-format=%i %n']
-	for pattern in RSYNC_EXCLUDES:
+	for pattern in _anchored(under):
 		cmd.append(f'--exclude={pattern}')
-	for name in exclude:
+	inner = [n[len(under) + 1:] if under else n for n in exclude
+		 if not under or n.startswith(f'{under}/')]
+	for name in inner:
 		cmd.append(f'--exclude=/{name}')
 	# The directories of files the overlay adds (mm/tests/) are not in
 	# the source: keep them, and rsync from trying to delete them.
-	for parent in sorted({str(Path(n).parent) for n in exclude} - {'.'}):
+	for parent in sorted({str(Path(n).parent) for n in inner} - {'.'}):
 		cmd.append(f'--filter=protect /{parent}/')
-	dest.mkdir(parents=True, exist_ok=True)
-	done = subprocess.run(cmd + [f'{src}/', f'{dest}/'], check=True,
-			      stdout=subprocess.PIPE, text=True,
+	(dest / under).mkdir(parents=True, exist_ok=True)
+	done = subprocess.run(cmd + [f'{src / under}/', f'{dest / under}/'],
+			      check=True, stdout=subprocess.PIPE, text=True,
 			      errors='surrogateescape')
-	return rsync_changes(done.stdout)
+	return [f'{under}/{n}' if under else n
+		for n in rsync_changes(done.stdout)]
+
+
+def _anchored(under: str) -> List[str]:
+	"""RSYNC_EXCLUDES as patterns of a copy of the directory under."""
+	if not under:
+		return RSYNC_EXCLUDES
+	have = under.split('/')
+	found = []
+	for pattern in RSYNC_EXCLUDES:
+		want = pattern.strip('/').split('/')
+		if len(want) > len(have) and all(
+				fnmatch.fnmatchcase(h, w) for h, w in zip(have, want)):
+			found.append('/' + '/'.join(want[len(have):]) +
+				     ('/' if pattern.endswith('/') else ''))
+	return found
 
 
 def rsync_changes(itemized: str) -> List[str]:
@@ -193,10 +222,12 @@ class Walk:
 
 def _find(tree: Path, since: Optional[float], whole: bool
 	  ) -> 'subprocess.Popen[bytes]':
-	cmd = ['find', '.', '(']
-	for pattern in _PRUNED:
+	# .git whatever it is (a worktree's is a file), the rest as
+	# directories, as rsync's patterns say.
+	cmd = ['find', '.', '(', '-path', './.git', '-o', '(', '(']
+	for pattern in _PRUNED[1:]:
 		cmd += ['-path', pattern, '-o']
-	cmd[-1:] = [')', '-prune', '-o']
+	cmd[-1:] = [')', '-type', 'd', ')', ')', '-prune', '-o']
 	if since is not None:
 		# To the microsecond, rounded down.
 		cmd += ['-newerct', f'@{math.floor(since * 1e6) / 1e6:.6f}']
@@ -256,7 +287,7 @@ def _ident(st: os.stat_result) -> str:
 def _lstat(path: Path) -> Optional[os.stat_result]:
 	try:
 		return path.lstat()
-	except FileNotFoundError:
+	except (FileNotFoundError, NotADirectoryError):
 		return None
 
 
@@ -285,7 +316,7 @@ def refresh(user: Path, copy: Path, keep: Set[str], last: Any
 	   prev.dirs.get('') != _ident(top):
 		return _whole(user, copy, keep, clock)
 	dirs = dict(prev.dirs)
-	written = _bring_over(user, copy, theirs.entries + edited.entries,
+	written = _bring_over(user, copy, theirs.entries, edited.entries,
 			      keep, dirs)
 	return written, State(theirs.next_since(prev.since), clock.wall, clock,
 			      dirs).to_state()
@@ -302,6 +333,15 @@ def copy_of(user: Path, copy: Path, refreshed: bool) -> Dict[str, Any]:
 	return _whole(user, copy, set(), Clock.now(), copied_after=True)[1]
 
 
+def copied_now(state: Any) -> Dict[str, Any]:
+	"""state, of a copy's refreshes, for a copy of that copy made just
+	now (what changed in it since is an edit)."""
+	last = State.load(state)
+	if last is None:
+		return {}
+	return dataclasses.replace(last, copied=time.time()).to_state()
+
+
 def _whole(user: Path, copy: Path, keep: Set[str], clock: Clock,
 	   copied_after: bool = False) -> Tuple[List[str], Dict[str, Any]]:
 	"""rsync's look at every file; the state from a walk before it."""
@@ -315,45 +355,88 @@ def _whole(user: Path, copy: Path, keep: Set[str], clock: Clock,
 
 
 def _bring_over(src: Path, dest: Path, entries: Sequence[Tuple[str, str]],
-		keep: Set[str], dirs: Dict[str, str]) -> List[str]:
-	"""Makes dest a copy of src where entries (walk()'s, of either tree)
-	say one of them changed, keeping keep and the directories that hold
-	them; dirs (State.dirs) says which directories dest was copied from,
-	and is brought up to date. The files written or deleted, as rsync()
-	names them."""
+		edited: Sequence[Tuple[str, str]], keep: Set[str],
+		dirs: Dict[str, str]) -> List[str]:
+	"""Makes dest a copy of src where entries (walk()'s of src) say src
+	changed, or edited (walk()'s of dest) says dest did, keeping keep
+	and the directories that hold them; dirs (State.dirs) says which
+	directories dest was copied from, and is brought up to date. The
+	files written or deleted, as rsync() names them.
+
+	A changed directory of src is compared with its copy entry by entry;
+	a directory of src that is another now (its identity changed), and
+	a directory of dest that changed, is copied whole (rsync --delete).
+	"""
 	kept = set(keep)
 	for name in keep:
 		kept.update(str(p) for p in Path(name).parents if str(p) != '.')
 	listed: Dict[str, None] = {}  # in order, each once
-	deleted: List[str] = []
+	written: List[str] = []
+	wholes: Set[str] = set()
+	real: Dict[str, bool] = {'': True}
+	complete = True
 
-	def remove(rel: str) -> None:
-		deleted.extend(_remove(dest, rel, kept))
+	def real_dir(rel: str) -> bool:
+		"""Whether src/rel and all above it are directories (not links
+		to them: what rsync would copy is the link)."""
+		if rel not in real:
+			real[rel] = real_dir(rel.rpartition('/')[0]) and \
+				_is_dir(_lstat(src / rel))
+		return real[rel]
+
+	def within(rel: str) -> bool:
+		parts = rel.split('/')
+		return any('/'.join(parts[:i]) in wholes
+			   for i in range(1, len(parts) + 1))
+
+	def forget(rel: str) -> None:
+		"""What dirs says of rel and what is under it."""
 		for d in [d for d in dirs if d == rel or d.startswith(f'{rel}/')]:
 			del dirs[d]
 
+	def remove(rel: str) -> None:
+		"""dest/rel deleted."""
+		written.extend(_remove(dest, rel, kept))
+		forget(rel)
+
 	def whole(rel: str) -> None:
-		"""rel, a directory of src, copied whole."""
-		if _lstat(dest / rel) is not None:
+		"""src/rel, a directory, copied whole."""
+		nonlocal complete
+		if _lstat(dest / rel) is not None and \
+		   not _is_dir(_lstat(dest / rel)):
 			remove(rel)
-		found, idents = _walk(src, rel, keep)
-		listed.update(dict.fromkeys(found))
-		dirs.update(idents)
+		wholes.add(rel)
+		forget(rel)
+		try:
+			written.extend(rsync(src, dest, sorted(keep), under=rel))
+		except subprocess.CalledProcessError:
+			complete = False
+		dirs.update(_dir_idents(src, rel))
 
 	done: Set[str] = set()
-	for kind, name in entries:
-		if name in done or name in keep or \
+	for kind, name, ours in [(k, n, False) for k, n in entries] + \
+				[(k, n, True) for k, n in edited]:
+		if name in done or name in keep or within(name) or \
 		   excluded(name, kind == 'd'):
 			continue
 		done.add(name)
+		# Gone from src, or under what is not a directory there now:
+		# the directory that held it changed, and is compared.
+		if not real_dir(name.rpartition('/')[0]):
+			continue
 		theirs = _lstat(src / name)
 		if theirs is None:
-			continue  # gone: the directory that held it changed
+			continue
 		if not _is_dir(theirs):
 			listed[name] = None
 			continue
-		# A directory that is another now (its identity changed) is
-		# copied whole where the directory that holds it is compared.
+		if ours and name:
+			# Changed in dest: entries added, deleted or moved
+			# there, or the directory itself moved. (The top is
+			# compared: the copy is moved into its place once
+			# made, and what moved in it is named too.)
+			whole(name)
+			continue
 		if name:
 			# Not the top: rsync would copy "." with all it holds.
 			listed[name] = None
@@ -364,27 +447,28 @@ def _bring_over(src: Path, dest: Path, entries: Sequence[Tuple[str, str]],
 			t, m = _lstat(src / rel), _lstat(dest / rel)
 			if rel in keep or excluded(rel, _is_dir(t or m)):
 				continue
-			if m is not None and (t is None or
-					      _is_dir(t) != _is_dir(m)):
-				remove(rel)
-				m = None
 			if _is_dir(t):
 				assert t is not None
-				if m is None or dirs.get(rel) != _ident(t):
+				if not _is_dir(m) or dirs.get(rel) != _ident(t):
 					whole(rel)
-			elif t is not None and (
-					m is None or t.st_size != m.st_size or
-					t.st_mtime_ns != m.st_mtime_ns or
-					stat.S_IFMT(t.st_mode) !=
-					stat.S_IFMT(m.st_mode)):
-				listed[rel] = None
-	written, complete = _rsync_listed(src, dest, list(listed))
-	if not complete:
+			elif t is not None:
+				if _is_dir(m):
+					remove(rel)
+					m = None
+				if m is None or t.st_size != m.st_size or \
+				   t.st_mtime_ns != m.st_mtime_ns or \
+				   stat.S_IFMT(t.st_mode) != stat.S_IFMT(m.st_mode):
+					listed[rel] = None
+			elif m is not None and rel not in kept:
+				remove(rel)
+	copied, listed_all = _rsync_listed(src, dest, list(listed))
+	written += copied
+	if not (complete and listed_all):
 		# An entry gone between the look and rsync: rsync looks at all.
 		progress(f'{src} changed while it was copied: comparing every '
 			 'file')
 		written += rsync(src, dest, sorted(keep))
-	return sorted(set(deleted) | set(written))
+	return sorted(set(written))
 
 
 def _remove(top: Path, name: str, kept: Set[str]) -> List[str]:
@@ -410,22 +494,17 @@ def _remove(top: Path, name: str, kept: Set[str]) -> List[str]:
 	return sorted(gone)
 
 
-def _walk(top: Path, name: str, keep: Set[str]
-	  ) -> Tuple[List[str], Dict[str, str]]:
-	"""name (not top itself) and all it holds, relative to top, but keep
-	and what rsync leaves out; and the identities of its directories."""
-	found = [name]
+def _dir_idents(top: Path, name: str) -> Dict[str, str]:
+	"""The identities of the directory top/name and those under it, but
+	what rsync leaves out, by their names relative to top."""
 	idents = {}
-	for dirpath, dirnames, filenames in os.walk(top / name):
+	for dirpath, dirnames, _ in os.walk(top / name):
 		rel = Path(dirpath).relative_to(top)
 		with contextlib.suppress(OSError):
 			idents[str(rel)] = _ident(os.lstat(dirpath))
 		dirnames[:] = [n for n in dirnames
 			       if not excluded(str(rel / n), True)]
-		found += [str(rel / n) for n in dirnames + filenames
-			  if str(rel / n) not in keep and
-			  not excluded(str(rel / n), False)]
-	return found, idents
+	return idents
 
 
 def _rsync_listed(src: Path, dest: Path, names: Sequence[str]

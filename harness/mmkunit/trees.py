@@ -227,7 +227,13 @@ class PreparedTree:
 		if not (self.src / 'Makefile').is_file() or \
 		   self._load_state().get('source') != str(self.source):
 			self._copy_source(other.src)
-			shutil.copyfile(other._state_file, self._state_file)
+			state = other._load_state()
+			if 'scanned' in state:
+				# Refreshed from where other's copy was, the
+				# copy's own edits counted from now.
+				state['scanned'] = mirror.copied_now(
+					state['scanned'])
+			self._save_state(state)
 		build, theirs = self.build_dir(build_key), other.build_dir(build_key)
 		if not (theirs / '.config').is_file():
 			return

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -63,6 +64,7 @@ class Mirror:
 		write(self.copy, 'mm/tests/ours_kunit.h', '/* the overlay */\n')
 		time.sleep(0.05)
 		self.listed: List[List[str]] = []
+		self.subtrees: List[str] = []
 
 	def refresh(self, monkeypatch: pytest.MonkeyPatch) -> List[str]:
 		listed = mirror._rsync_listed
@@ -71,19 +73,32 @@ class Mirror:
 			) -> Tuple[List[str], bool]:
 			self.listed.append(sorted(names))
 			return listed(src, dest, names)
+		real = mirror.rsync
+
+		def subtree(src: Path, dest: Path, exclude: Sequence[str],
+			    under: str = '') -> List[str]:
+			assert under, 'rsync compared every file'
+			self.subtrees.append(under)
+			return real(src, dest, exclude, under)
 		with monkeypatch.context() as m:
 			m.setattr(mirror, '_rsync_listed', spy)
-			m.setattr(mirror, 'rsync', no_rsync)
+			m.setattr(mirror, 'rsync', subtree)
 			written, self.state = mirror.refresh(
 				self.user, self.copy, KEEP, self.state)
 		return written
 
 	def same(self) -> bool:
+		"""The copy is the user's tree, and the state knows each of its
+		directories."""
+		dirs = {'': mirror._ident(self.user.lstat())}
+		dirs.update({str(p.relative_to(self.user)): mirror._ident(p.lstat())
+			     for p in self.user.rglob('*')
+			     if p.is_dir() and not p.is_symlink()})
 		return files(self.copy, skip=['mm/tests/ours_kunit.h']) == \
-			files(self.user)
+			files(self.user) and self.state['dirs'] == dirs
 
 
-def no_rsync(*args: object) -> List[str]:
+def no_rsync(*args: object, **kwargs: object) -> List[str]:
 	raise AssertionError('rsync compared every file')
 
 
@@ -107,9 +122,9 @@ def test_a_refresh_copies_what_changed_and_looks_at_nothing_else(
 	assert (t.copy / 'mm/tests/ours_kunit.h').read_text() == \
 		'/* the overlay */\n'
 	# Nor lib/ and what else did not change, nor the overlay's file.
-	assert t.listed == [['Makefile', 'mm', 'mm/a.c', 'mm/link', 'mm/new',
-			     'mm/new/n.c', 'mm/same.c', 'mm/tests',
-			     'mm/tests/new_kunit.c']]
+	assert t.listed == [['Makefile', 'mm', 'mm/a.c', 'mm/link', 'mm/same.c',
+			     'mm/tests', 'mm/tests/new_kunit.c']]
+	assert t.subtrees == ['mm/new']
 	assert 'mm/old' not in t.state['dirs']
 	assert t.state['dirs']['mm/new'] == \
 		mirror._ident((t.user / 'mm/new').lstat())
@@ -167,7 +182,7 @@ def test_a_changed_directory_is_compared_entry_by_entry(tmp_path: Path
 	mtime = (copy / 'mm/a.c').stat().st_mtime_ns
 	write(user, 'mm/a.c', '/* mm/A.c */\n')
 	os.utime(user / 'mm/a.c', ns=(mtime, mtime + 1))
-	assert mirror._bring_over(user, copy, [('d', 'mm')], set(),
+	assert mirror._bring_over(user, copy, [('d', 'mm')], [], set(),
 				  state['dirs']) == ['mm/a.c']
 	assert files(copy) == files(user)
 
@@ -181,15 +196,96 @@ def test_a_tree_that_is_another_now_is_compared_whole(
 	compared: List[Path] = []
 	rsync = mirror.rsync
 
-	def spy(src: Path, dest: Path, exclude: Sequence[str]) -> List[str]:
-		compared.append(src)
-		return rsync(src, dest, exclude)
+	def spy(src: Path, dest: Path, exclude: Sequence[str],
+		under: str = '') -> List[str]:
+		compared.append(src / under)
+		return rsync(src, dest, exclude, under)
 	monkeypatch.setattr(mirror, 'rsync', spy)
 	written, _ = mirror.refresh(t.user, t.copy, KEEP, t.state)
 	assert compared == [t.user]
 	assert written == ['Makefile', 'mm/a.c']
 	# (rsync keeps what the directory of the overlay's files holds.)
 	assert files(t.copy, skip=['mm/tests']) == files(t.user)
+
+
+@pytest.mark.parametrize('instead', ['link', 'file'])
+def test_a_directory_that_is_not_one_now_is_not_looked_into(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+		instead: str) -> None:
+	"""What the copy's walk names under it (mm/x/f.c, written by the
+	refresh before) is not in the user's tree: a link to a directory
+	would lead elsewhere."""
+	t = Mirror(tmp_path, ['mm/x/f.c', 'mm/x/g.c', 'mm/y/f.c'], monkeypatch)
+	write(t.user, 'mm/x/f.c', '/* edited */\n')
+	assert t.refresh(monkeypatch) == ['mm/x/f.c']
+	shutil.rmtree(t.user / 'mm/x')
+	if instead == 'link':
+		(t.user / 'mm/x').symlink_to('y')
+	else:
+		write(t.user, 'mm/x', 'not a directory\n')
+	assert t.refresh(monkeypatch) == ['mm/x', 'mm/x/f.c', 'mm/x/g.c']
+	assert t.same()
+
+
+def test_directories_moved_in_the_copy_are_put_back(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	t = Mirror(tmp_path, ['mm/a/sub/s.c', 'mm/b/sub/s.c'], monkeypatch)
+	(t.copy / 'mm/a').rename(t.copy / 'mm/c')
+	(t.copy / 'mm/b').rename(t.copy / 'mm/a')
+	(t.copy / 'mm/c').rename(t.copy / 'mm/b')
+	t.refresh(monkeypatch)
+	assert t.same()
+
+
+def test_the_overlays_directory_stays_whole_as_rsync_keeps_it(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	"""rsync's protect rule keeps the directory of the overlay's files,
+	and all it holds, when the user's tree has it no more."""
+	t = Mirror(tmp_path, ['mm/a.c'], monkeypatch)
+	shutil.rmtree(t.user / 'mm/tests')
+	assert t.refresh(monkeypatch) == []
+	assert sorted(os.listdir(t.copy / 'mm/tests')) == [
+		'ours_kunit.h', 'theirs_kunit.c']
+
+
+def test_a_directory_rsync_failed_to_copy_whole_makes_it_look_at_all(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	write(tmp_path, 'elsewhere/d/x.c', 'int elsewhere;\n')
+	t = Mirror(tmp_path, ['mm/a.c'], monkeypatch)
+	(tmp_path / 'elsewhere/d').rename(t.user / 'mm/d')
+	rsync = mirror.rsync
+	compared: List[str] = []
+
+	def failing(src: Path, dest: Path, exclude: Sequence[str],
+		    under: str = '') -> List[str]:
+		compared.append(under)
+		if under:
+			raise subprocess.CalledProcessError(24, 'rsync')
+		return rsync(src, dest, exclude, under)
+	monkeypatch.setattr(mirror, 'rsync', failing)
+	written, t.state = mirror.refresh(t.user, t.copy, KEEP, t.state)
+	assert compared == ['mm/d', 'mm/tests', ''] and written == ['mm/d/x.c']
+	assert t.same()
+
+
+@pytest.mark.parametrize('under, patterns', [
+	('', mirror.RSYNC_EXCLUDES),
+	('include', ['/config/', '/generated/']),
+	('arch/x86', ['/include/generated/']),
+	('arch/x86/include', ['/generated/']),
+	('arch/x86/include/asm', []),
+	('mm', []),
+	('include/config', []),	# itself left out: nothing under it to say
+])
+def test_what_rsync_leaves_out_of_a_directory(under: str,
+					      patterns: List[str]) -> None:
+	assert mirror._anchored(under) == patterns
+
+
+def test_a_path_through_a_file_is_not_there(tmp_path: Path) -> None:
+	write(tmp_path, 'mm/x', 'a file\n')
+	assert mirror._lstat(tmp_path / 'mm/x/f.c') is None
+	assert mirror._lstat(tmp_path / 'mm/y') is None
 
 
 def test_edits_of_the_copy_are_put_back(
@@ -219,8 +315,8 @@ def test_an_entry_gone_before_rsync_copied_it_makes_rsync_look_at_all(
 		return st
 	with pytest.MonkeyPatch.context() as m:
 		m.setattr(mirror, '_lstat', vanishing)
-		assert mirror._bring_over(user, copy, [('f', 'mm/a.c')], set(),
-					  {}) == ['mm/b.c']
+		assert mirror._bring_over(user, copy, [('f', 'mm/a.c')], [],
+					  set(), {}) == ['mm/b.c']
 	assert files(copy) == files(user)
 
 
@@ -228,21 +324,28 @@ def test_the_walk_leaves_out_what_rsync_leaves_out(tmp_path: Path) -> None:
 	for name in ['.git/HEAD', '.kunit/.config', 'include/config/auto.conf',
 		     'include/generated/a.h', 'arch/x86/include/generated/b.h',
 		     'arch/x86/include/asm/c.h', '.config', '.kunitconfig',
-		     'mm/.config', 'mm/foo.c']:
+		     'mm/.config', 'mm/foo.c', 'mm/.git/HEAD',
+		     # Files: rsync leaves out only directories of these names.
+		     'mm/include/config', 'arch/arm64/include/generated']:
 		write(tmp_path, name, '\n')
 	whole = mirror.walk(tmp_path, None)
 	assert whole is not None and whole.entries == []
-	assert sorted(whole.dirs) == ['', 'arch', 'arch/x86', 'arch/x86/include',
-				      'arch/x86/include/asm', 'include', 'mm']
+	assert sorted(whole.dirs) == ['', 'arch', 'arch/arm64',
+				      'arch/arm64/include', 'arch/x86',
+				      'arch/x86/include', 'arch/x86/include/asm',
+				      'include', 'mm', 'mm/.git', 'mm/include']
 	assert whole.dirs['mm'] == mirror._ident((tmp_path / 'mm').lstat())
 	seen = mirror.walk(tmp_path, 0.0)
 	assert seen is not None and seen.newest == whole.newest
 	assert sorted(seen.entries) == [
-		('d', ''), ('d', 'arch'), ('d', 'arch/x86'),
+		('d', ''), ('d', 'arch'), ('d', 'arch/arm64'),
+		('d', 'arch/arm64/include'), ('d', 'arch/x86'),
 		('d', 'arch/x86/include'), ('d', 'arch/x86/include/asm'),
-		('d', 'include'), ('d', 'mm'),
+		('d', 'include'), ('d', 'mm'), ('d', 'mm/.git'),
+		('d', 'mm/include'), ('f', 'arch/arm64/include/generated'),
 		('f', 'arch/x86/include/asm/c.h'), ('f', 'mm/.config'),
-		('f', 'mm/foo.c')]
+		('f', 'mm/.git/HEAD'), ('f', 'mm/foo.c'),
+		('f', 'mm/include/config')]
 	assert seen.newest is not None
 	later = mirror.walk(tmp_path, seen.newest + 0.001)
 	assert later is not None and (later.entries, later.newest) == ([], None)
@@ -299,9 +402,10 @@ def test_after_a_clock_set_back_every_file_is_compared_and_looked_at_anew(
 	rsync = mirror.rsync
 	compared: List[Path] = []
 
-	def spy(src: Path, dest: Path, exclude: Sequence[str]) -> List[str]:
-		compared.append(src)
-		return rsync(src, dest, exclude)
+	def spy(src: Path, dest: Path, exclude: Sequence[str],
+		under: str = '') -> List[str]:
+		compared.append(src / under)
+		return rsync(src, dest, exclude, under)
 	with monkeypatch.context() as m:
 		m.setattr(mirror, 'rsync', spy)
 		written, t.state = mirror.refresh(t.user, t.copy, KEEP, t.state)
@@ -341,3 +445,31 @@ def test_rsync_changes_are_files_written_or_deleted() -> None:
 		'>f+++++++++  lead.c\n*deleting   d/e/z.c\n*deleting   d/e/\n'
 		'*deleting   d/\n') == [
 		'mm/d/a b.c', 'mm/x.c', 'l', 'mm/y.h', ' lead.c', 'd/e/z.c']
+
+
+def test_a_workers_copy_is_refreshed_from_where_its_original_was(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	"""Not every file of it looked at again as an edit of the copy."""
+	monkeypatch.setattr(mirror, 'MARGIN', 0.01)
+	kernel = make_kernel_tree(tmp_path / 'linux')
+	o = ov.Overlay.load(make_overlay(tmp_path / 'overlay'))
+	# The newest file of the tree, looked at again (as Mirror's).
+	time.sleep(0.05)
+	(kernel / 'Makefile').write_bytes((kernel / 'Makefile').read_bytes())
+	tree = trees.user_tree(tmp_path / 'cache', kernel)
+	tree.prepare(o, refresh_source=True)
+	worker = tree.worker(1)
+	worker.clone_from(tree, 'um')
+	time.sleep(0.05)
+	write(kernel, 'mm/new.c', 'int n;\n')
+	listed: List[str] = []
+	real = mirror._rsync_listed
+
+	def spy(src: Path, dest: Path, names: Sequence[str]
+		) -> Tuple[List[str], bool]:
+		listed.extend(names)
+		return real(src, dest, names)
+	monkeypatch.setattr(mirror, '_rsync_listed', spy)
+	monkeypatch.setattr(mirror, 'rsync', no_rsync)
+	assert worker.prepare(o, refresh_source=True) == ['mm/new.c']
+	assert sorted(listed) == ['Makefile', 'mm', 'mm/new.c']
