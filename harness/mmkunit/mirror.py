@@ -60,11 +60,12 @@ from mmkunit.progress import progress
 RSYNC_EXCLUDES = ['/.git', '/.config', '/.config.old', '/include/config/',
 		  '/include/generated/', '/arch/*/include/generated/',
 		  '/.kunitconfig', '/.kunit/']
-# Their directories, as find(1)'s -path patterns: not walked. (A pattern's
-# * matches a / too: arch/x86/um/include/generated is not walked either;
-# no source directory has that name.)
-_PRUNED = ['./.git', './.kunit', './include/config', './include/generated',
-	   './arch/*/include/generated']
+# The same as find(1)'s -path patterns, not walked: those of anything
+# (.git: a worktree's is a file), and those of directories alone. (A -path
+# pattern's * matches a / too: arch/x86/um/include/generated is not walked
+# either; no source directory has that name.)
+_PRUNED_ANY = [f'.{p}' for p in RSYNC_EXCLUDES if not p.endswith('/')]
+_PRUNED_DIRS = [f'.{p.rstrip("/")}' for p in RSYNC_EXCLUDES if p.endswith('/')]
 # The first components of RSYNC_EXCLUDES's patterns.
 _EXCLUDED_TOP = {p.split('/')[1] for p in RSYNC_EXCLUDES}
 
@@ -222,10 +223,11 @@ class Walk:
 
 def _find(tree: Path, since: Optional[float], whole: bool
 	  ) -> 'subprocess.Popen[bytes]':
-	# .git whatever it is (a worktree's is a file), the rest as
-	# directories, as rsync's patterns say.
-	cmd = ['find', '.', '(', '-path', './.git', '-o', '(', '(']
-	for pattern in _PRUNED[1:]:
+	cmd = ['find', '.', '(']
+	for pattern in _PRUNED_ANY:
+		cmd += ['-path', pattern, '-o']
+	cmd += ['(', '(']
+	for pattern in _PRUNED_DIRS:
 		cmd += ['-path', pattern, '-o']
 	cmd[-1:] = [')', '-type', 'd', ')', ')', '-prune', '-o']
 	if since is not None:

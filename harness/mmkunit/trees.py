@@ -185,6 +185,7 @@ class PreparedTree:
 			state = {'source': str(self.source), 'files': [],
 				 'scanned': scanned}
 		elif refresh_source:
+			_need_rsync()
 			# mirror.py: what changed since the last refresh.
 			refreshed, state['scanned'] = mirror.refresh(
 				self.source, self.src,
@@ -267,12 +268,17 @@ class PreparedTree:
 		self.base.mkdir(parents=True, exist_ok=True)
 		tmp = self.base / '.src.copying'
 		shutil.rmtree(tmp, ignore_errors=True)
-		if not shutil.which('rsync'):
-			raise TreeError('rsync is missing (apt-get install rsync)')
+		_need_rsync()
 		with step(f'copying {origin} to {self.src} (once)'):
 			scanned = mirror.copy_of(origin, tmp, refreshed)
 		os.replace(tmp, self.src)
 		return scanned
+
+
+def _need_rsync() -> None:
+	"""TreeError unless rsync, which copies and refreshes src/, is here."""
+	if not shutil.which('rsync'):
+		raise TreeError('rsync is missing (apt-get install rsync)')
 
 
 def _touch_what_differs(mine: Path, theirs: Path) -> None:

@@ -473,3 +473,14 @@ def test_a_workers_copy_is_refreshed_from_where_its_original_was(
 	monkeypatch.setattr(mirror, 'rsync', no_rsync)
 	assert worker.prepare(o, refresh_source=True) == ['mm/new.c']
 	assert sorted(listed) == ['Makefile', 'mm', 'mm/new.c']
+
+
+def test_a_refresh_without_rsync_says_so(tmp_path: Path,
+					  monkeypatch: pytest.MonkeyPatch) -> None:
+	kernel = make_kernel_tree(tmp_path / 'linux')
+	o = ov.Overlay.load(make_overlay(tmp_path / 'overlay'))
+	tree = trees.user_tree(tmp_path / 'cache', kernel)
+	tree.prepare(o, refresh_source=True)
+	monkeypatch.setattr(shutil, 'which', lambda name: None)
+	with pytest.raises(trees.TreeError, match='rsync is missing'):
+		tree.prepare(o, refresh_source=True)
