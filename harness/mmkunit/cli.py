@@ -93,6 +93,13 @@ def _with_build(p: argparse.ArgumentParser) -> None:
 	_build_opts(p)
 
 
+def _check_args(p: argparse.ArgumentParser) -> None:
+	_with_build(p)
+	p.add_argument('--all', action='store_true',
+		       help='the QEMU arches, the 6.12 port and the older '
+		       'kernels too (hours: docs/costs.md)')
+
+
 def _series_opts(p: argparse.ArgumentParser) -> None:
 	"""Where the series goes, and which of its patches."""
 	p.add_argument('--in-place', action='store_true',
@@ -374,15 +381,17 @@ COMMANDS: Dict[str, Command[Any]] = {
 			src, pytest_args=tuple(a.pytest_args)),
 		selftest.selftest_handler),
 	'check': Command(
-		CheckRequest, 'everything CI runs',
+		CheckRequest, 'what CI runs (--all: every arch and kernel)',
 		'selftest, lint, run under the default, debug, distro and mglru '
 		'configurations, the hand mutants (those limited to distro or '
 		'mglru under that configuration), every generated mutant and '
-		'the replay (UML); run under the default, debug and distro '
-		'configurations (x86_64); then the 6.12 port\'s run and its '
-		'replay at the seed scale, and fixes on 7.2, 6.12 and 6.1; in '
-		'that order. Exits non-zero if any fails.',
-		_with_build, lambda a, src: CheckRequest(src, _build(a)),
+		'the replays, all under UML: what CI runs on every commit. With '
+		'--all, then run under x86_64 (default, debug and distro) and '
+		'arm64 (4 KiB pages with its own hand mutants, then 64 KiB), the '
+		'6.12 port\'s run and its replay at the seed scale, and fixes on '
+		'7.2, 6.12 and 6.1; in that order. Exits non-zero if any fails.',
+		_check_args,
+		lambda a, src: CheckRequest(src, _build(a), every_arch=a.all),
 		lambda r: handlers.check_handler(r, execute_reporting),
 		kunit_args=True),
 }

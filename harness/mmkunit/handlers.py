@@ -108,12 +108,14 @@ def coverage_handler(req: CoverageRequest) -> int:
 def check_steps(req: CheckRequest) -> Dict[str, Request]:
 	"""What `check` runs, in order: check's options, each step's arch.
 
-	The default kernel (or the one given) gets every step, the replays
-	of the changes it reverts among them; the 6.12 port is run, and replays
-	its own version of the change at a benchmark's scale; the older
-	kernels are held to their lists (fixes). Coverage, the replay of 7.3
-	at that scale and the 6.12 port's own matrices are commands of their
-	own (docs/costs.md)."""
+	The default kernel (or the one given) gets every UML step, the
+	replays of the changes it reverts among them: what CI runs on each
+	commit. With --all (req.every_arch), then the QEMU arches' runs and
+	their mutants; for the default kernel, the 6.12 port is run and
+	replays its own version of the change at a benchmark's scale, and
+	the older kernels are held to their lists (fixes). Coverage, the
+	replay of 7.3 at that scale and the 6.12 port's own matrices are
+	commands of their own (docs/costs.md)."""
 	src = req.source
 
 	def on(arch: str, config: Optional[str] = None) -> Build:
@@ -159,6 +161,8 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 		   rp.scenarios in overlay.contents:
 			steps[f'replay um {rp.name}'] = ReplayRequest(
 				src, on('um'), replay=rp.name)
+	if not req.every_arch:
+		return steps
 	steps.update({
 		'run x86_64': RunRequest(src, on('x86_64')),
 		'run x86_64 debug': RunRequest(src, on('x86_64', 'debug')),
@@ -205,7 +209,9 @@ def check_handler(req: CheckRequest,
 	Session(req.source, req.build).ensure_deps(
 		deps.SELFTEST, *(arches.ARCHES[a].requirements for a in used),
 		deps.REPLAY, deps.COVERAGE,
-		*(deps.kernel_source(kernels.KERNELS[t]) for t in kernels.OLDER))
+		*(deps.kernel_source(kernels.KERNELS[r.source.tree])
+		  for r in steps.values()
+		  if isinstance(r, FixesRequest) and r.source.tree))
 	for name, step in steps.items():
 		print(f'\n=== check: {name} ===', flush=True)
 		outcome[name] = execute(step)

@@ -166,6 +166,9 @@ class SelftestRequest:
 class CheckRequest:
 	source: Source = Source()
 	build: Build = Build()
+	# Beyond UML's: the QEMU arches, the 6.12 port and the older
+	# kernels' fixes (check --all).
+	every_arch: bool = False
 
 
 Request = Union[RunRequest, PrepareRequest, ExportRequest, LintRequest,

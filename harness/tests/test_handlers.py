@@ -25,14 +25,20 @@ def test_check_steps_run_the_real_commands(
 	monkeypatch.setenv('MM_KUNIT_KVM', '0')
 	monkeypatch.setenv('PATH', f'{FAKE_BIN}{os.pathsep}{os.environ["PATH"]}')
 	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
-	req = cli.parse_args(['check', '--kernel', str(kernel_tree),
-			      '--cache', str(tmp_path / 'c'), '--no-install', '-q'])
+	args = ['check', '--kernel', str(kernel_tree), '--cache',
+		str(tmp_path / 'c'), '--no-install', '-q']
+	req = cli.parse_args(args)
+	assert isinstance(req, request.CheckRequest)
+	uml = ['selftest', 'lint', 'run um', 'run um debug', 'run um distro',
+	       'run um mglru', 'mutants um']
+	# What CI runs on each commit: UML's steps alone.
+	assert list(handlers.check_steps(req)) == uml
+	req = cli.parse_args([*args, '--all'])
 	assert isinstance(req, request.CheckRequest)
 	steps = handlers.check_steps(req)
-	# A kernel given to check: its steps only, no port and no fixes.
-	assert list(steps) == ['selftest', 'lint', 'run um', 'run um debug',
-			       'run um distro', 'run um mglru', 'mutants um',
-			       'run x86_64', 'run x86_64 debug',
+	# A kernel given to check --all: its steps only, no port and no
+	# fixes.
+	assert list(steps) == [*uml, 'run x86_64', 'run x86_64 debug',
 			       'run x86_64 distro', 'run arm64', 'run arm64 64k']
 	for name in ('run um', 'run um debug', 'run um distro', 'run um mglru',
 		     'run x86_64', 'run x86_64 debug', 'run x86_64 distro',
@@ -72,7 +78,18 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 	req = cli.parse_args(['check', '--no-install', '--cache', '/c',
 			      '--jobs', '1'])
 	assert isinstance(req, request.CheckRequest)
+	uml = handlers.check_steps(req)
+	assert all(isinstance(r, request.SelftestRequest | request.LintRequest)
+		   or r.build.arch == 'um' for r in uml.values())
+	assert not any(isinstance(r, request.FixesRequest)
+		       or r.source.tree for r in uml.values())
+	req = cli.parse_args(['check', '--no-install', '--cache', '/c',
+			      '--jobs', '1', '--all'])
+	assert isinstance(req, request.CheckRequest)
 	steps = handlers.check_steps(req)
+	# --all adds steps after UML's, and changes none of them.
+	assert list(steps)[:len(uml)] == list(uml)
+	assert [steps[name] for name in uml] == list(uml.values())
 	for tree in kernels.OLDER:
 		step = steps[f'fixes {tree} um']
 		assert isinstance(step, request.FixesRequest)
