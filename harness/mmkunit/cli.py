@@ -202,6 +202,9 @@ def _replay_args(p: argparse.ArgumentParser) -> None:
 		       default=ReplayRequest.scale.value,
 		       help='small (default, seconds) or seed (a 20 GiB file in '
 		       'an 8 GiB guest, as the change was measured; minutes)')
+	p.add_argument('--bounded', action='store_true',
+		       help='only the builds held to bounds: not the columns '
+		       'of further configurations (thrash: mglru)')
 	_workers(p, 'the builds')
 
 
@@ -352,7 +355,8 @@ COMMANDS: Dict[str, Command[Any]] = {
 		_replay_args,
 		lambda a, src: ReplayRequest(src, _build(a), replay=a.replay,
 					     scale=Scale(a.scale),
-					     workers=a.workers),
+					     workers=a.workers,
+					     bounded=a.bounded),
 		handlers.replay_handler),
 	'fixes': Command(
 		FixesRequest, 'which fixes an older kernel lacks',

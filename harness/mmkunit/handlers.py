@@ -153,14 +153,17 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 		steps['replay um'] = ReplayRequest(src, on('um'))
 	# The other changes' replays, where the kernel's series carries them
 	# and its overlay reverts their changes (none for a replay of two
-	# algorithms both in the tree).
+	# algorithms both in the tree). The columns of further
+	# configurations, which have no bounds, with --all alone: each is a
+	# cold build of its own (thrash's multi-gen LRU column).
 	reverted = {f for t in overlay.before_fix_trees() if t.revert
 		    for f in t.lacking}
 	for rp in replay.REPLAYS.values():
 		if rp.name != replay.MMAP_MISS and rp.fixes <= reverted and \
 		   rp.scenarios in overlay.contents:
 			steps[f'replay um {rp.name}'] = ReplayRequest(
-				src, on('um'), replay=rp.name)
+				src, on('um'), replay=rp.name,
+				bounded=not req.every_arch)
 	if not req.every_arch:
 		return steps
 	steps.update({

@@ -691,7 +691,7 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 			needs = [needed]
 	# Each further configuration it runs in, but the one named.
 	also = {name: s.config_file(f'{s.build.arch}-{name}.config')
-		for name in rp.also if name != named}
+		for name in rp.also if name != named and not req.bounded}
 	for name, path in also.items():
 		if not path.is_file():
 			raise ReplayError(f'replay {rp.name} runs in configuration '

@@ -142,6 +142,9 @@ class ReplayRequest:
 	replay: str = 'mmap-miss'
 	scale: Scale = Scale.SMALL
 	workers: int = WORKERS
+	# The builds held to bounds alone: no column of a further
+	# configuration (replay.Replay.also), which has none.
+	bounded: bool = False
 
 
 @dataclasses.dataclass(frozen=True)

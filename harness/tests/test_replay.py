@@ -368,6 +368,23 @@ def test_a_further_configuration_named_is_every_build_s_and_unbounded(
 		in capsys.readouterr().out)
 
 
+@needs_gnuplot
+def test_bounded_leaves_the_further_configurations_out(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""--bounded: the builds held to bounds alone, no further
+	configuration's column or build (check's replays)."""
+	replay_also(monkeypatch, 'debug')
+	assert run_in_process(overlay_dir, kernel_tree, tmp_path, monkeypatch,
+			      REPLAY_FULL_RUN, '--bounded') == 0
+	table = list(csv.DictReader(io.StringIO(
+		(tmp_path / 'out/replay.csv').read_text())))
+	n = len(scenario_names())
+	assert [r['build'] for r in table] == ['stock'] * n + ['P1'] * n
+	assert not argv_in(tmp_path, 'build-um+debug')
+	assert argv_in(tmp_path, 'build-um')
+
+
 def test_a_further_configuration_the_arch_has_not_stops_at_once(
 		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
 		monkeypatch: pytest.MonkeyPatch) -> None:
