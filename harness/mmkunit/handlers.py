@@ -110,7 +110,7 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 
 	The default kernel (or the one given) gets every UML step, the
 	replays of the changes it reverts among them: what CI runs on each
-	commit. With --all (req.every_arch), then the QEMU arches' runs and
+	commit. With --all (req.everything), then the QEMU arches' runs and
 	their mutants; for the default kernel, the 6.12 port is run and
 	replays its own version of the change at a benchmark's scale, and
 	the older kernels are held to their lists (fixes). Coverage, the
@@ -149,22 +149,23 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 		if limited:
 			steps[f'mutants um {config}'] = MutantsRequest(
 				src, on('um', config), mutants=limited)
+	# The replays' columns of further configurations, which have no
+	# bounds, with --all alone: each is a build and a run more (thrash's
+	# multi-gen LRU column).
+	bounded = not req.everything
 	if overlay.before_fix_trees():
-		steps['replay um'] = ReplayRequest(src, on('um'))
+		steps['replay um'] = ReplayRequest(src, on('um'), bounded=bounded)
 	# The other changes' replays, where the kernel's series carries them
 	# and its overlay reverts their changes (none for a replay of two
-	# algorithms both in the tree). The columns of further
-	# configurations, which have no bounds, with --all alone: each is a
-	# cold build of its own (thrash's multi-gen LRU column).
+	# algorithms both in the tree).
 	reverted = {f for t in overlay.before_fix_trees() if t.revert
 		    for f in t.lacking}
 	for rp in replay.REPLAYS.values():
 		if rp.name != replay.MMAP_MISS and rp.fixes <= reverted and \
 		   rp.scenarios in overlay.contents:
 			steps[f'replay um {rp.name}'] = ReplayRequest(
-				src, on('um'), replay=rp.name,
-				bounded=not req.every_arch)
-	if not req.every_arch:
+				src, on('um'), replay=rp.name, bounded=bounded)
+	if not req.everything:
 		return steps
 	steps.update({
 		'run x86_64': RunRequest(src, on('x86_64')),
@@ -212,9 +213,8 @@ def check_handler(req: CheckRequest,
 	Session(req.source, req.build).ensure_deps(
 		deps.SELFTEST, *(arches.ARCHES[a].requirements for a in used),
 		deps.REPLAY, deps.COVERAGE,
-		*(deps.kernel_source(kernels.KERNELS[r.source.tree])
-		  for r in steps.values()
-		  if isinstance(r, FixesRequest) and r.source.tree))
+		*(deps.kernel_source(kernels.KERNELS[t]) for t in sorted(
+			{r.source.tree for r in steps.values() if r.source.tree})))
 	for name, step in steps.items():
 		print(f'\n=== check: {name} ===', flush=True)
 		outcome[name] = execute(step)

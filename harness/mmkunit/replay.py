@@ -676,6 +676,10 @@ def run_replay(s: Session, req: ReplayRequest) -> int:
 	# A further configuration named (--config mglru): every build in it,
 	# reported alone.
 	named = s.build.config if s.build.config in rp.also else None
+	if named and req.bounded:
+		raise ReplayError(f'replay {rp.name} has no bounds in '
+				  f'configuration {named}: --bounded runs none '
+				  'of its builds')
 	# The options and boot options of the replay's configuration, added
 	# to another one that is named (--config debug: its checkers over the
 	# replay).

@@ -169,9 +169,10 @@ class SelftestRequest:
 class CheckRequest:
 	source: Source = Source()
 	build: Build = Build()
-	# Beyond UML's: the QEMU arches, the 6.12 port and the older
-	# kernels' fixes (check --all).
-	every_arch: bool = False
+	# check --all: beyond what CI runs on each commit, the QEMU arches,
+	# the 6.12 port, the older kernels' fixes and the replays' columns
+	# without bounds.
+	everything: bool = False
 
 
 Request = Union[RunRequest, PrepareRequest, ExportRequest, LintRequest,

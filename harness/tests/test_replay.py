@@ -385,6 +385,21 @@ def test_bounded_leaves_the_further_configurations_out(
 	assert argv_in(tmp_path, 'build-um')
 
 
+def test_bounded_in_a_further_configuration_named_stops_at_once(
+		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""--config NAME of a further configuration has no bounds: with
+	--bounded, nothing to run."""
+	replay_also(monkeypatch, 'debug')
+	with pytest.raises(replay.ReplayError,
+			   match='^replay mmap-miss has no bounds in '
+			   'configuration debug: --bounded runs none of its '
+			   'builds$'):
+		run_in_process(overlay_dir, kernel_tree, tmp_path, monkeypatch,
+			       REPLAY_RUN, '--config', 'debug', '--bounded')
+	assert not list((tmp_path / 'c').rglob('kunit-argv.txt'))
+
+
 def test_a_further_configuration_the_arch_has_not_stops_at_once(
 		overlay_dir: Path, kernel_tree: Path, tmp_path: Path,
 		monkeypatch: pytest.MonkeyPatch) -> None:
