@@ -212,7 +212,7 @@ def check_handler(req: CheckRequest,
 				     for r in steps.values()) if b})
 	Session(req.source, req.build).ensure_deps(
 		deps.SELFTEST, *(arches.ARCHES[a].requirements for a in used),
-		deps.REPLAY, deps.COVERAGE,
+		deps.REPLAY,
 		*(deps.kernel_source(kernels.KERNELS[t]) for t in sorted(
 			{r.source.tree for r in steps.values() if r.source.tree})))
 	for name, step in steps.items():

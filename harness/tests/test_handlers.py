@@ -192,6 +192,8 @@ def test_check_installs_what_its_steps_use(
 	qemu = [*arches.ARCHES['x86_64'].requirements,
 		*arches.ARCHES['arm64'].requirements]
 	assert all(q in asked for q in qemu) == arch_packages
+	# No step of check runs coverage.
+	assert not any(c in asked for c in deps.COVERAGE)
 
 
 def test_check_runs_each_step_and_counts_them(
