@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Dict, Optional
 
-from mmkunit import arches
 from mmkunit import commits
 from mmkunit import coverage
 from mmkunit import deps
@@ -206,15 +205,13 @@ def check_handler(req: CheckRequest,
 	error the harness expects printed and turned into an exit code)."""
 	steps = check_steps(req)
 	outcome: Dict[str, int] = {}
-	# Install everything first, for each arch a step runs on: the
-	# selftests run the harness too.
-	used = sorted({b.arch for b in (getattr(r, 'build', None)
-				     for r in steps.values()) if b})
+	# Install everything first, what each step's session needs (its
+	# arch's packages, its kernel's sources): the selftests run the
+	# harness too.
 	Session(req.source, req.build).ensure_deps(
-		deps.SELFTEST, *(arches.ARCHES[a].requirements for a in used),
-		deps.REPLAY,
-		*(deps.kernel_source(kernels.KERNELS[t]) for t in sorted(
-			{r.source.tree for r in steps.values() if r.source.tree})))
+		deps.SELFTEST, deps.REPLAY,
+		*(Session(r.source, getattr(r, 'build', req.build)).requirements()
+		  for r in steps.values()))
 	for name, step in steps.items():
 		print(f'\n=== check: {name} ===', flush=True)
 		outcome[name] = execute(step)

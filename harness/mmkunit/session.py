@@ -109,6 +109,13 @@ class Session:
 		return self._overlay
 
 	def ensure_deps(self, *extra: Sequence[deps.Requirement]) -> None:
+		deps.ensure(self.requirements(*extra),
+			    allow_install=self.source.install)
+
+	def requirements(self, *extra: Sequence[deps.Requirement]
+			 ) -> List[deps.Requirement]:
+		"""What a run of this session needs: the build's tools, the
+		kernel's sources, the arch's packages, and extra."""
 		reqs: List[deps.Requirement] = list(deps.BUILD)
 		if self.source.tarball:
 			reqs += deps.source_for(self.source.tarball)
@@ -119,7 +126,7 @@ class Session:
 			reqs += deps.CCACHE
 		for group in extra:
 			reqs += group
-		deps.ensure(reqs, allow_install=self.source.install)
+		return reqs
 
 	def put_series(self, tree: trees.PreparedTree,
 		       extra: Sequence[ov.Patch] = (),
