@@ -294,7 +294,9 @@ def _in_one_kernel(s: Session, req: MutantsRequest,
 		   baseline_seconds: float) -> Dict[str, MutantResult]:
 	"""The mutants that one kernel can hold, each as copies of the
 	functions it changes (schemata.functions_schema()), judged by a boot
-	of that kernel each with every suite: a test that fails kills it.
+	of that kernel each with every suite (on one CPU, the tests that
+	need two again on two; a survivor of that again as the arch boots):
+	a test that fails kills it.
 	A boot that does not reach the end (a crash) is run again as any
 	mutant's is (exec_only, the tests after the crash in further
 	boots). The mutants it cannot hold are left out of the result, to be
@@ -322,6 +324,8 @@ def _in_one_kernel(s: Session, req: MutantsRequest,
 	results = runner.new_results_dir(s.cache, 'mutants-in-one-kernel')
 	timeout = max(schemata.MIN_TIMEOUT,
 		      generated.TIMEOUT_MULTIPLIER * baseline_seconds)
+	# Every suite on one CPU, the tests that need two again on two.
+	one_cpu = ARCHES[s.build.arch].one_cpu
 	out: Dict[str, MutantResult] = {}
 	try:
 		_, refused = schemata.build_functions(
@@ -332,7 +336,7 @@ def _in_one_kernel(s: Session, req: MutantsRequest,
 		if not held:
 			return {}
 		if schemata.boot_all_tests(build_dir, opts, 0, timeout,
-					   results / '0.log') is None:
+					   results / '0.log', one_cpu) is None:
 			raise HarnessError('the kernel of the hand-written mutants '
 					   'does not run every test with none live '
 					   f'(see {results / "0.log"})')
@@ -342,7 +346,14 @@ def _in_one_kernel(s: Session, req: MutantsRequest,
 			n = numbers[m.name]
 			started = time.monotonic()
 			cases = schemata.boot_all_tests(build_dir, opts, n, timeout,
-							results / f'{n}.log')
+							results / f'{n}.log', one_cpu)
+			if one_cpu and cases is not None and \
+			   not any(c.status is Status.FAIL for c in cases):
+				# A survivor on one CPU: every test as the arch
+				# boots them, as generated.py boots its survivors.
+				cases = schemata.boot_all_tests(
+					build_dir, opts, n, timeout,
+					results / f'{n}-as-booted.log')
 			if cases is None:
 				with lock:
 					result = runner.run_kunit(

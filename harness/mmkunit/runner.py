@@ -350,14 +350,27 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 _NEEDS_CPUS = re.compile(r'needs (?:two|[0-9]+) CPUs')
 
 
+def needing_cpus(cases: Sequence[CaseResult]) -> List[str]:
+	"""The tests (suite.test) of cases that skipped for want of CPUs."""
+	return sorted({'.'.join(c.name.split('.')[:2]) for c in cases
+		       if c.status is Status.SKIP and
+		       _NEEDS_CPUS.match(c.skip_reason or '')})
+
+
+def replaced(cases: Sequence[CaseResult], test: str,
+	     again: Sequence[CaseResult]) -> List[CaseResult]:
+	"""cases with those of test (suite.test, its parameters too) put
+	aside for again, a boot's results of it."""
+	return [c for c in cases if c.name != test and
+		not c.name.startswith(test + '.')] + list(again)
+
+
 def _run_needing_cpus(tree: Path, build_dir: Path, opts: RunOptions,
 		      first: RunResult) -> RunResult:
 	"""After a first boot on opts.few_cpus: each test that skipped for
 	want of CPUs boots again with opts.kernel_args alone (a boot a test),
 	and its results replace the skips."""
-	tests = sorted({'.'.join(c.name.split('.')[:2]) for c in first.cases
-			if c.status is Status.SKIP and
-			_NEEDS_CPUS.match(c.skip_reason or '')})
+	tests = needing_cpus(first.cases)
 	if not tests:
 		return first
 	merged = dataclasses.replace(first, cases=list(first.cases),
@@ -375,9 +388,7 @@ def _run_needing_cpus(tree: Path, build_dir: Path, opts: RunOptions,
 			# The kernel died in it (or never ran it).
 			cases.append(CaseResult(test, Status.ERROR,
 						log=_crash_log(again, lines)))
-		merged.cases = [c for c in merged.cases
-				if c.name != test and
-				not c.name.startswith(test + '.')] + cases
+		merged.cases = replaced(merged.cases, test, cases)
 		merged.complaints += again.complaints
 		merged.error = merged.error or again.error
 	return merged

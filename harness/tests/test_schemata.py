@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip('tree_sitter_c')
 
-from mmkunit import mutagen, schemata  # noqa: E402
+from mmkunit import mutagen, runner, schemata  # noqa: E402
 
 # A function with every operator's node, nested expressions and
 # statements side by side (the order operator's overlapping pairs).
@@ -333,3 +333,47 @@ def test_an_argument_the_call_cannot_become_does_not_compile_in_a_schema(
 	assert not compiles('alone', m.apply(source))
 	sc = schemata.render(source, 'p.c', [m], schemata.numbering([m]))
 	assert sc.numbers and not compiles('schema', sc.text)
+
+
+# A UML kernel that runs one suite: on one CPU, its second test skips
+# for want of CPUs; on two (no ncpus=1), filtered to that test, it fails.
+FAKE_UML = textwrap.dedent('''\
+	#!/bin/sh
+	echo "$*" >> "$(dirname "$0")/boots"
+	echo 'KTAP version 1'
+	echo '1..1'
+	echo '    KTAP version 1'
+	echo '    # Subtest: s'
+	case "$*" in
+	*ncpus=1*)
+		echo '    1..2'
+		echo '    ok 1 a'
+		echo '    ok 2 b # SKIP needs two CPUs: boot with ncpus=2';;
+	*kunit.filter_glob=s.b*)
+		echo '    1..1'
+		echo '    not ok 1 b';;
+	esac
+	echo 'ok 1 s'
+	''')
+
+
+def test_a_test_that_needs_two_cpus_boots_again_on_two(
+		tmp_path: Path) -> None:
+	"""boot_all_tests() with the arch's one-CPU arguments: every suite
+	on one CPU, then the test that skipped for want of CPUs alone, as
+	the options boot it; its result stands for the skip."""
+	linux = tmp_path / 'linux'
+	linux.write_text(FAKE_UML)
+	linux.chmod(0o755)
+	opts = runner.RunOptions(arch='um', kernel_args=['ncpus=2'])
+	cases = schemata.boot_all_tests(tmp_path, opts, 7, 30,
+					tmp_path / '7.log', ('ncpus=1',))
+	assert cases is not None
+	assert [(c.name, c.status) for c in cases] == [
+		('s.a', runner.Status.PASS), ('s.b', runner.Status.FAIL)]
+	boots = (tmp_path / 'boots').read_text().splitlines()
+	assert len(boots) == 2
+	assert 'mm_kunit_mutant=7' in boots[0] and 'ncpus=1' in boots[0]
+	assert 'kunit.filter_glob=s.b' in boots[1] and \
+		'ncpus=1' not in boots[1] and 'mm_kunit_mutant=7' in boots[1]
+	assert (tmp_path / '7-cpus-1.log').exists()
