@@ -74,12 +74,30 @@ def run_jobs(s: Session, tree: trees.PreparedTree, workers: int,
 	configured: baseline() has just configured and built tree. Every
 	tree holds the bare series again afterwards, also when
 	interrupted."""
-	copies = [tree] + [tree.worker(n) for n in
-			   range(2, min(workers, len(jobs)) + 1)]
+	copies = trees_for(tree, workers, len(jobs))
 	with contextlib.ExitStack() as stack:
 		for t in copies:
 			stack.enter_context(t.locked())
 		return _run(s, tree, copies, jobs, opts, configured)
+
+
+def trees_for(tree: trees.PreparedTree, workers: int,
+	      jobs: int) -> List[trees.PreparedTree]:
+	"""tree and the copies of it that run_jobs() runs jobs in."""
+	return [tree] + [tree.worker(n) for n in
+			 range(2, min(workers, jobs) + 1)]
+
+
+def copy_now(s: Session, tree: trees.PreparedTree, workers: int,
+	     jobs: int) -> None:
+	"""Makes the copies run_jobs() will run jobs in now, from tree as
+	built (trees.PreparedTree.clone_from(); a copy made before is
+	kept): before a build of something else in tree that the jobs then
+	undo (a schema), whose objects a copy made after it would have to
+	compile again, with no compiler cache at its path."""
+	for t in trees_for(tree, workers, jobs)[1:]:
+		with t.locked():
+			t.clone_from(tree, s.build_key)
 
 
 def _run(s: Session, tree: trees.PreparedTree,

@@ -261,6 +261,9 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 		base = jobs.baseline(s, tree, opts)
 		held: Dict[str, MutantResult] = {}
 		if not req.rebuild and ARCHES[arch].uml:
+			# The before-fix trees' copies of the tree are made
+			# from it as built, not with the schema's objects.
+			jobs.copy_now(s, tree, req.workers, len(before_fix))
 			held = _in_one_kernel(s, req, tree, [
 				m for m in chosen if runs_on(m, arch, config)],
 				opts, jobs.run_seconds(base))

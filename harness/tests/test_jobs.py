@@ -138,6 +138,17 @@ def test_no_more_copies_than_jobs(tmp_path: Path) -> None:
 	assert tree.copies == []
 
 
+def test_copies_made_now_are_those_the_jobs_run_in(tmp_path: Path) -> None:
+	"""copy_now() makes, from the tree as it is, the copies run_jobs()
+	then runs the same number of jobs in; none for a single job."""
+	tree = _Tree(tmp_path)
+	jobs.copy_now(_session(tmp_path), tree, 2, 1)
+	assert tree.copies == []
+	jobs.copy_now(_session(tmp_path), tree, 2, 6)
+	assert [(c.base.name, c.cloned) for c in tree.copies] == [('k.w2', tree)]
+	assert [t.base.name for t in jobs.trees_for(tree, 2, 6)] == ['k', 'k.w2']
+
+
 @pytest.mark.parametrize('result, why', [
 	(runner.RunResult(1, [runner.CaseResult('s.a', P),
 			      runner.CaseResult('s.b', F)], Path()),
