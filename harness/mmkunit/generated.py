@@ -313,7 +313,8 @@ def _run(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 		else:
 			by_schema, rebuilt = _by_schema(
 				s, req, tree, todo, sources, pinned, globs, opts,
-				timeout, results, comparers)
+				timeout, results, comparers,
+				{i for i, e in reviewed.items() if e.applies(arch)})
 			out.update((r.mutant.id, r) for r in by_schema)
 		for r in _by_rebuild(s, req, tree, rebuilt, sources, globs, opts,
 				     timeout, comparers):
@@ -456,16 +457,18 @@ def _by_schema(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 	       mutants: Sequence[mutagen.Mutant], sources: Dict[str, bytes],
 	       pinned: Sequence[mutagen.Pinned], globs: Dict[str, str],
 	       opts: RunOptions, timeout: int, results: Path,
-	       comparers: Dict[Path, tce.Comparer]
+	       comparers: Dict[Path, tce.Comparer], reviewed: Set[str]
 	       ) -> Tuple[List[Scored], List[mutagen.Mutant]]:
 	"""The mutants in schemata (schemata.py): a kernel a layer, a boot a
 	mutant; a survivor then compiled alone (TCE), which may find it
-	equivalent or unviable. Returns what they scored, and the mutants no
+	equivalent or unviable, unless reviewed lists it (kernel/equivalent:
+	its entry decides). Returns what they scored, and the mutants no
 	schema could hold (to be built alone)."""
 	scored = _schema_pass(s, req, tree, mutants, sources, pinned, globs,
 			      opts, timeout, results / 'schemata')
 	rebuilt = [m for m in mutants if m.id not in {r.mutant.id for r in scored}]
-	survivors = [r for r in scored if r.outcome == Outcome.SURVIVED]
+	survivors = [r for r in scored if r.outcome == Outcome.SURVIVED and
+		     r.mutant.id not in reviewed]
 
 	def compared(r: Scored) -> Scored:
 		same = _tce(s, tree, r.mutant, sources[r.mutant.path], comparers)

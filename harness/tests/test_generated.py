@@ -365,3 +365,34 @@ def test_survivors_of_the_schemata_are_built_alone(
 	assert out[0].detail == 'built alone' and out[0].diff == rs[0].diff
 	assert out[2].detail == 'built alone; under --config debug'
 	assert 'killed built alone' in gen.report(out)
+
+
+def test_a_reviewed_survivor_is_not_compiled_alone(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	"""TCE compiles the survivors of the schemata alone, but not those
+	kernel/equivalent lists: their entries decide (REVIEWED), and the
+	compile would only cost time."""
+	import contextlib
+	O = gen.Outcome
+	rs = scored('f', O.SURVIVED, O.KILLED, O.SURVIVED)
+	compiled = []
+
+	def tce(s, t, m, source, comparers):
+		compiled.append(m.line)
+		return gen.Scored(m, O.EQUIVALENT)
+
+	class Tree:
+		def locked(self):
+			return contextlib.nullcontext()
+
+	monkeypatch.setattr(gen, '_schema_pass', lambda *a: rs)
+	monkeypatch.setattr(gen, '_tce', tce)
+	monkeypatch.setattr(gen, '_originals', lambda *a: None)
+	from mmkunit import request
+	out, rebuilt = gen._by_schema(
+		None, request.MutantsRequest(), Tree(), [r.mutant for r in rs],
+		{'mm/x.c': b''}, [], {}, None, 30, tmp_path, {},
+		{rs[2].mutant.id})
+	assert compiled == [1]
+	assert [r.outcome for r in out] == [O.EQUIVALENT, O.KILLED, O.SURVIVED]
+	assert rebuilt == []
