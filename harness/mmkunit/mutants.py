@@ -338,10 +338,15 @@ def _in_one_kernel(s: Session, req: MutantsRequest,
 		      f'{len(mutants) - len(held)} to build alone')
 		if not held:
 			return {}
-		if schemata.boot_all_tests(build_dir, opts, 0, timeout,
-					   results / '0.log', one_cpu) is None:
+		# With none live, as the mutants boot (one CPU first), every
+		# test must pass, or it would kill every mutant.
+		none = schemata.boot_all_tests(build_dir, opts, 0, timeout,
+					       results / '0.log', one_cpu)
+		failed = [c.name for c in none or [] if c.status is Status.FAIL]
+		if none is None or failed:
 			raise HarnessError('the kernel of the hand-written mutants '
-					   'does not run every test with none live '
+					   'does not pass every test with none live'
+					   f'{": " + failed[0] if failed else ""} '
 					   f'(see {results / "0.log"})')
 		lock = threading.Lock()
 
