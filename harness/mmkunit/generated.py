@@ -462,11 +462,14 @@ def _by_schema(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 	"""The mutants in schemata (schemata.py): a kernel a layer, a boot a
 	mutant; a survivor then compiled alone (TCE), which may find it
 	equivalent or unviable, unless reviewed lists it (kernel/equivalent:
-	its entry decides). Returns what they scored, and the mutants no
-	schema could hold (to be built alone)."""
+	its entry decides). A mutant no layer could hold is compiled alone
+	too, and if that leaves it to be run, held in a copy of its function
+	(_in_function_copies()). Returns what they scored, and the mutants
+	left to be built alone."""
 	scored = _schema_pass(s, req, tree, mutants, sources, pinned, globs,
 			      opts, timeout, results / 'schemata')
-	rebuilt = [m for m in mutants if m.id not in {r.mutant.id for r in scored}]
+	refused = [Scored(m, Outcome.SURVIVED, diff=m.diff(sources[m.path]))
+		   for m in mutants if m.id not in {r.mutant.id for r in scored}]
 	survivors = [r for r in scored if r.outcome == Outcome.SURVIVED and
 		     r.mutant.id not in reviewed]
 
@@ -474,18 +477,71 @@ def _by_schema(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 		same = _tce(s, tree, r.mutant, sources[r.mutant.path], comparers)
 		if same is None:
 			return r
-		same.diff = r.diff
+		same.diff = r.diff or same.diff
 		same.seconds += r.seconds
 		return same
 
+	todo = survivors + refused
 	with tree.locked():
-		_originals(s, tree, [r.mutant for r in survivors], sources,
-			   comparers)
+		_originals(s, tree, [r.mutant for r in todo], sources, comparers)
 		with concurrent.futures.ThreadPoolExecutor(
 				max(1, req.workers)) as pool:
-			now = dict(zip((r.mutant.id for r in survivors),
-				       pool.map(compared, survivors)))
-	return [now.get(r.mutant.id, r) for r in scored], rebuilt
+			now = dict(zip((r.mutant.id for r in todo),
+				       pool.map(compared, todo)))
+	# Refused by the schemata, compiled alone to code of its own.
+	left = [r.mutant for r in refused if now[r.mutant.id] is r]
+	copied = _in_function_copies(s, req, tree, left, sources, pinned, globs,
+				     opts, timeout, results / 'functions')
+	decided = [now[r.mutant.id] for r in refused if now[r.mutant.id] is not r]
+	held = {r.mutant.id for r in copied}
+	return [now.get(r.mutant.id, r) for r in scored] + decided + copied, \
+		[m for m in left if m.id not in held]
+
+
+def _in_function_copies(s: Session, req: MutantsRequest,
+			tree: trees.PreparedTree,
+			mutants: Sequence[mutagen.Mutant],
+			sources: Dict[str, bytes],
+			pinned: Sequence[mutagen.Pinned], globs: Dict[str, str],
+			opts: RunOptions, timeout: int,
+			results: Path) -> List[Scored]:
+	"""Mutants of .c files that no schema could hold as a choice (a
+	constant made a choice is no longer one to min()'s checks, a
+	declaration, a preprocessor line), held as the hand-written mutants
+	are: a copy of the function with the mutant, which the original
+	calls first thing when its number is live
+	(schemata.functions_schema()); one kernel, a boot a mutant
+	(_boot_all()). What they scored; those it could not hold are left
+	out, to be built alone. A header's mutants are left out: the copy
+	of an inline function would be compiled into every unit."""
+	todo = [m for m in mutants if m.path.endswith('.c')]
+	if not todo:
+		return []
+	definer = min(p.path for p in pinned if p.path.endswith('.c'))
+	base = dict(sources)
+	if definer not in base:
+		base[definer] = (tree.src / definer).read_bytes()
+	numbers = dict(enumerate(todo, start=1))
+	mutated: Dict[str, Dict[int, bytes]] = {}
+	for n, m in numbers.items():
+		mutated.setdefault(m.path, {})[n] = m.apply(sources[m.path])
+	results.mkdir(parents=True, exist_ok=True)
+	with tree.locked():
+		try:
+			s.put_series(tree)
+			patches, refused = schemata.build_functions(
+				s, tree, base, mutated, definer, results / 'build.log')
+			held = {n: m for n, m in numbers.items() if n not in refused}
+			print(f'mm-kunit: {len(held)} mutants no schema held in '
+			      f'copies of their functions, {len(todo) - len(held)} '
+			      'to build alone')
+			if not patches or not held:
+				return []
+			return _boot_all(s, req, tree.build_dir(s.build_key),
+					 schemata.Built(held, patches, []), sources,
+					 globs, opts, timeout, results)
+		finally:
+			s.put_series(tree)
 
 
 def _schema_pass(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
@@ -667,10 +723,16 @@ def _recheck_under(s: Session, req: MutantsRequest,
 	todo = [scored[i].mutant for i in survivors]
 	again: Dict[str, Scored] = {}
 	if _in_schemata(s, req):
+		results = runner.new_results_dir(
+			s.cache, f'{s.build.arch}-{config}-schemata')
 		again = {r.mutant.id: r for r in _schema_pass(
 			checked, req, tree, todo, sources, pinned, globs, opts,
-			timeout, runner.new_results_dir(
-				s.cache, f'{s.build.arch}-{config}-schemata'))}
+			timeout, results)}
+		# They compiled alone in the first pass.
+		again.update((r.mutant.id, r) for r in _in_function_copies(
+			checked, req, tree, [m for m in todo if m.id not in again],
+			sources, pinned, globs, opts, timeout,
+			results / 'functions'))
 	for r in _by_rebuild(checked, req, tree,
 			     [m for m in todo if m.id not in again], sources,
 			     globs, opts, timeout, None):

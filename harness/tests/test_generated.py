@@ -182,11 +182,22 @@ def test_survivors_run_again_under_the_checkers(
 		return [gen.Scored(m, O.KILLED if m.line == 2 else O.SURVIVED)
 			for m in mutants if m.line != 3 or s.build.config != 'distro']
 
+	def in_function_copies(s, req, tree, mutants, sources, pinned, globs,
+			       opts, timeout, results):
+		if mutants:
+			seen.append((s.build.config, 'copies',
+				     [m.line for m in mutants]))
+		return []
+
 	monkeypatch.setattr(gen, '_schema_pass', schema_pass)
+	monkeypatch.setattr(gen, '_in_function_copies', in_function_copies)
 	out = gen._recheck(main, request.MutantsRequest(), None, rs, sources,
 			   [], globs)
+	# One no schema holds goes into copies of its function, and is
+	# built alone if they do not hold it either.
 	assert seen == [('mglru', 'baseline'), ('mglru', 'schema', [2, 3]),
 			('distro', 'baseline'), ('distro', 'schema', [3]),
+			('distro', 'copies', [3]),
 			('distro', 'f:3:5:ror:<=.patch'),
 			('debug', 'baseline'), ('debug', 'schema', [3])]
 	assert [r.outcome for r in out] == [O.KILLED, O.KILLED, O.SURVIVED,
@@ -396,3 +407,46 @@ def test_a_reviewed_survivor_is_not_compiled_alone(
 	assert compiled == [1]
 	assert [r.outcome for r in out] == [O.EQUIVALENT, O.KILLED, O.SURVIVED]
 	assert rebuilt == []
+
+
+def test_what_no_schema_holds_is_compiled_then_held_in_function_copies(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	"""A mutant no schema holds is compiled alone (TCE) first: unviable
+	or equivalent, it needs no kernel; if not, copies of its function
+	hold it, and one they cannot hold is left to be built alone."""
+	import contextlib
+	O = gen.Outcome
+	ms = [mutant('f', n) for n in (1, 2, 3, 4)]
+	header = mutagen.Mutant('include/linux/x.h', 'g', 5, 5, 'ror:<=', 0, 1,
+				'<', '<=')
+	compiled, copied = [], []
+
+	def tce(s, t, m, source, comparers):
+		compiled.append(m.line)
+		return gen.Scored(m, O.UNVIABLE) if m.line == 2 else None
+
+	def in_function_copies(s, req, tree, mutants, sources, pinned, globs,
+			       opts, timeout, results):
+		copied.append([m.line for m in mutants])
+		return [gen.Scored(m, O.KILLED) for m in mutants if m.line == 3]
+
+	class Tree:
+		def locked(self):
+			return contextlib.nullcontext()
+
+	monkeypatch.setattr(gen, '_schema_pass',
+			    lambda *a: [gen.Scored(ms[0], O.KILLED)])
+	monkeypatch.setattr(gen, '_tce', tce)
+	monkeypatch.setattr(gen, '_originals', lambda *a: None)
+	monkeypatch.setattr(gen, '_in_function_copies', in_function_copies)
+	from mmkunit import request
+	out, rebuilt = gen._by_schema(
+		None, request.MutantsRequest(), Tree(), ms + [header],
+		{'mm/x.c': b'a < b\n', 'include/linux/x.h': b'a < b\n'}, [], {},
+		None, 30, tmp_path, {}, set())
+	assert sorted(compiled) == [2, 3, 4, 5]
+	assert copied == [[3, 4, 5]]
+	assert [(r.mutant.line, r.outcome) for r in out] == [
+		(1, O.KILLED), (2, O.UNVIABLE), (3, O.KILLED)]
+	assert out[1].diff
+	assert [m.line for m in rebuilt] == [4, 5]
