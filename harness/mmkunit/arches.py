@@ -51,9 +51,10 @@ class Arch:
 	# a replay scale needs is worked out with it (replay.memory()).
 	page_size: int = 4096
 	# Boot options that put the kernel on one CPU, after the arch's own:
-	# the generated mutants' schemata boot so first (UML's SMP costs
-	# each boot about twice its time), and a survivor again as the arch
-	# boots (schemata.py). Empty: the arch's boots are as they are.
+	# mutants in schemata boot so (UML's SMP costs each boot about twice
+	# its time), and a test that skips there for want of CPUs boots
+	# again alone, as the arch boots (generated._plan(),
+	# schemata.boot_all_tests()). Empty: the arch's boots are as they are.
 	one_cpu: Tuple[str, ...] = ()
 	# uname -m of the hosts whose KVM runs the arch's kernel; on any other
 	# host QEMU emulates it (TCG) without probing KVM. None: UML.

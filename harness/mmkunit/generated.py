@@ -581,41 +581,22 @@ def _boot_all(s: Session, req: MutantsRequest, build_dir: Path,
 	      built: schemata.Built, sources: Dict[str, bytes],
 	      globs: Dict[str, str], opts: RunOptions, timeout: int,
 	      results: Path) -> List[Scored]:
-	"""Boots the schema kernel once for each mutant it holds, with its
-	file's suites: on one CPU first where the arch can (arches.py), and
-	a survivor of that again as the arch boots. Before them, each way
-	of booting runs each file's suites with no mutant: that must pass,
-	and sets the mutants' timeout (schemata.MIN_TIMEOUT)."""
+	"""Boots the schema kernel for each mutant it holds, with its file's
+	suites, as _plan() says, until a boot does not pass."""
 	results.mkdir(parents=True, exist_ok=True)
 	todo = sorted(built.numbers.items())
-	one_cpu = arches.ARCHES[s.build.arch].one_cpu
-	ways = [dataclasses.replace(opts, kernel_args=[*opts.kernel_args,
-						       *one_cpu])] \
-		if one_cpu else []
-	ways.append(opts)
-	timeouts: Dict[Tuple[int, str], float] = {}
-	for w, way in enumerate(ways):
-		for path in sorted({m.path for _, m in todo}):
-			none = schemata.boot_uml(
-				build_dir, dataclasses.replace(way, filter_glob=globs[path]),
-				0, arches.ARCHES[s.build.arch].baseline_timeout,
-				results / f'none-{w}-{path.replace("/", "-")}.log')
-			if none.verdict != 'passed':
-				raise HarnessError(
-					f'the schema kernel fails {globs[path]} with no '
-					f'mutant ({none.verdict}: {none.detail}; see '
-					f'{results})')
-			timeouts[w, path] = max(schemata.MIN_TIMEOUT,
-						TIMEOUT_MULTIPLIER * none.seconds)
+	plans = {path: _plan(build_dir, dataclasses.replace(
+				opts, filter_glob=globs[path]),
+			     arches.ARCHES[s.build.arch], results,
+			     path.replace('/', '-'))
+		 for path in sorted({m.path for _, m in todo})}
 
 	def one(item: Tuple[int, mutagen.Mutant]) -> Scored:
 		n, m = item
 		console = results / f'{n}.log'
 		seconds = 0.0
-		for w, way in enumerate(ways):
-			b = schemata.boot_uml(
-				build_dir, dataclasses.replace(way, filter_glob=globs[m.path]),
-				n, timeouts[w, m.path], console)
+		for way, wall, cpu in plans[m.path]:
+			b = schemata.boot_uml(build_dir, way, n, wall, console, cpu)
 			seconds += b.seconds
 			if b.verdict != 'passed':
 				break
@@ -639,6 +620,38 @@ def _boot_all(s: Session, req: MutantsRequest, build_dir: Path,
 				progress.progress(f'mutant schemata: {done} of '
 						  f'{len(todo)} booted')
 	return out
+
+
+def _plan(build_dir: Path, opts: RunOptions, arch: arches.Arch,
+	  results: Path, label: str) -> List[Tuple[RunOptions, float, float]]:
+	"""The boots that run a mutant with the tests of opts.filter_glob,
+	in turn, each with its limits (the wall clock's seconds, the CPU's):
+	every test on one CPU where the arch can (UML's SMP costs each boot
+	about twice its time), then each that skipped there for want of
+	CPUs alone, as opts boot it (the PTE recheck's race needs two). Each
+	is booted first with no mutant live: it must pass, and a mutant's
+	boot is stopped after TIMEOUT_MULTIPLIER times what it took
+	(schemata.MIN_TIMEOUT, MIN_CPU at least)."""
+	def none(way: RunOptions, name: str) -> Tuple[RunOptions, float, float]:
+		b = schemata.boot_uml(build_dir, way, 0, arch.baseline_timeout,
+				      results / f'none-{name}.log')
+		if b.verdict != 'passed':
+			raise HarnessError(
+				f'the schema kernel fails {way.filter_glob} with no '
+				f'mutant ({b.verdict}: {b.detail}; see {results})')
+		return (way, max(schemata.MIN_TIMEOUT,
+				 TIMEOUT_MULTIPLIER * b.seconds),
+			max(schemata.MIN_CPU, TIMEOUT_MULTIPLIER * b.cpu))
+
+	if not arch.one_cpu:
+		return [none(opts, label)]
+	plan = [none(dataclasses.replace(opts, kernel_args=[
+		*opts.kernel_args, *arch.one_cpu]), label)]
+	cases = schemata.cases_of(results / f'none-{label}.log') or []
+	for n, test in enumerate(runner.needing_cpus(cases), start=1):
+		plan.append(none(dataclasses.replace(opts, filter_glob=test),
+				 f'{label}-cpus-{n}'))
+	return plan
 
 
 def _run_mutant(s: Session, t: trees.PreparedTree, m: mutagen.Mutant,

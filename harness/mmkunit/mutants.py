@@ -358,7 +358,8 @@ def _in_one_kernel(s: Session, req: MutantsRequest,
 			if one_cpu and cases is not None and \
 			   not any(c.status is Status.FAIL for c in cases):
 				# A survivor on one CPU: every test as the arch
-				# boots them, as generated.py boots its survivors.
+				# boots them (generated.py's survivors are, as
+				# each is built alone and run).
 				cases = schemata.boot_all_tests(
 					build_dir, opts, n, timeout,
 					results / f'{n}-as-booted.log')

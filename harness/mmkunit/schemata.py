@@ -326,6 +326,11 @@ _RETYPING = ('arg', 'swap')
 # times what its suites took with no mutant, and no sooner than this
 # many seconds: a loaded machine may run a boot a few times slower.
 MIN_TIMEOUT = 10.0
+# ... and once it has used this many seconds of the host's CPU, if that
+# comes first: a kernel that loops in a mutant uses a CPU all the time,
+# where the suites with no mutant use a tenth of a second of it (UML, one
+# CPU), however loaded the machine.
+MIN_CPU = 2.0
 
 # A layer's build is tried this many times, each without the mutants the
 # last one's errors blamed, before the rest of the layer is built alone.
@@ -525,6 +530,8 @@ class Boot:
 	tests: Tuple[str, ...] = ()
 	detail: str = ''
 	seconds: float = 0.0
+	# The host's CPU time the kernel used.
+	cpu: float = 0.0
 
 
 _NOT_OK = re.compile(r'^\s*not ok \d+ (?:- )?([^#]*)')
@@ -536,26 +543,32 @@ _FAILING = re.compile(r'^\s*# (\S+): (?:EXPECTATION|ASSERTION) FAILED at |'
 
 
 def boot_uml(build_dir: Path, opts: runner.RunOptions, number: int,
-	     timeout: float, console: Path) -> Boot:
+	     timeout: float, console: Path,
+	     cpu_limit: Optional[float] = None) -> Boot:
 	"""Boots the UML kernel of build_dir with mutant number live and runs
 	the suites of opts.filter_glob; stops it at the first failed test or
 	kernel complaint (the mutant is killed: the rest cannot change
-	that), or after timeout seconds. The console is kept in console."""
+	that), after timeout seconds, or once it has used cpu_limit seconds
+	of the host's CPU (a mutant that loops: what load on the machine
+	cannot stretch, where the wall clock's timeout has to allow for it).
+	The console is kept in console."""
 	cmd = runner.uml_command(build_dir, dataclasses.replace(
 		opts, kernel_args=[*opts.kernel_args, f'{SWITCH}={number}']))
 	started = time.monotonic()
 	lines: List[str] = []
 	verdict = ''
 	tests = False
+	stopped: List[str] = []
 	with open(console, 'w') as log:
 		proc = subprocess.Popen(cmd, cwd=build_dir, stdin=subprocess.DEVNULL,
 					stdout=subprocess.PIPE,
 					stderr=subprocess.STDOUT, text=True,
 					errors='replace', start_new_session=True)
 		assert proc.stdout is not None
-		timer = threading.Timer(timeout, lambda: os.killpg(
-			proc.pid, signal.SIGKILL))
-		timer.start()
+		done = threading.Event()
+		watchdog = threading.Thread(target=_watch, args=(
+			proc.pid, started + timeout, cpu_limit, done, stopped))
+		watchdog.start()
 		try:
 			for line in proc.stdout:
 				log.write(line)
@@ -570,13 +583,12 @@ def boot_uml(build_dir: Path, opts: runner.RunOptions, number: int,
 					verdict = 'failed'
 					break
 		finally:
-			timer.cancel()
-			if proc.poll() is None:
-				try:
-					os.killpg(proc.pid, signal.SIGKILL)
-				except ProcessLookupError:
-					pass
-			proc.wait()
+			# Reaped by _reap() alone (not Popen.poll()), for its
+			# CPU time; until then the group is there to kill.
+			os.killpg(proc.pid, signal.SIGKILL)
+			cpu = _reap(proc)
+			done.set()
+			watchdog.join()
 	seconds = time.monotonic() - started
 	kl = ktap.ktap_lines(''.join(lines))
 	if verdict == 'failed':
@@ -584,17 +596,69 @@ def boot_uml(build_dir: Path, opts: runner.RunOptions, number: int,
 		m = _NOT_OK.match(text) or _FAILING.search(text)
 		name = m.group(1) if m and m.group(1) else ''
 		return Boot('failed', (name.strip(),) if name else (),
-			    text.strip(), seconds)
-	if seconds >= timeout:
-		return Boot('timeout', detail=f'stopped after {timeout:.0f} s',
-			    seconds=seconds)
+			    text.strip(), seconds, cpu)
+	if stopped:
+		return Boot('timeout', detail=stopped[0], seconds=seconds, cpu=cpu)
 	if not kl:
-		return Boot('no tests', seconds=seconds)
+		return Boot('no tests', seconds=seconds, cpu=cpu)
 	if not ktap.complete(kl):
-		done = ktap.finished_tests(kl)
+		done_tests = ktap.finished_tests(kl)
 		return Boot('crashed', detail='the kernel died after ' +
-			    (done[-1] if done else 'no test'), seconds=seconds)
-	return Boot('passed', seconds=seconds)
+			    (done_tests[-1] if done_tests else 'no test'),
+			    seconds=seconds, cpu=cpu)
+	return Boot('passed', seconds=seconds, cpu=cpu)
+
+
+# How often boot_uml()'s watchdog looks at the kernel's clock and CPU.
+_WATCH_EVERY = 0.05
+
+
+def _watch(pid: int, deadline: float, cpu_limit: Optional[float],
+	   done: threading.Event, stopped: List[str]) -> None:
+	"""Kills the process group of pid (a UML kernel: one host process,
+	a thread a CPU) at deadline (time.monotonic()'s) or once it has
+	used cpu_limit seconds of CPU, saying which in stopped; returns
+	when done is set first."""
+	started = time.monotonic()
+	while not done.wait(_WATCH_EVERY):
+		now = time.monotonic()
+		if now >= deadline:
+			stopped.append(f'stopped after {now - started:.0f} s')
+			break
+		used = _cpu_seconds(pid) if cpu_limit is not None else None
+		if used is not None and cpu_limit is not None and \
+		   used >= cpu_limit:
+			stopped.append(f'stopped after {used:.1f} s of CPU time')
+			break
+	else:
+		return
+	try:
+		os.killpg(pid, signal.SIGKILL)
+	except ProcessLookupError:
+		pass
+
+
+_CLOCK_TICKS = os.sysconf('SC_CLK_TCK')
+
+
+def _cpu_seconds(pid: int) -> Optional[float]:
+	"""The CPU time a running process (all its threads) has used: user
+	and system, from /proc; None once it is gone."""
+	try:
+		stat = Path(f'/proc/{pid}/stat').read_text()
+	except OSError:
+		return None
+	# After the command's ')': state is field 3, utime 14, stime 15.
+	fields = stat.rsplit(')', 1)[1].split()
+	return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+
+
+def _reap(proc: 'subprocess.Popen[str]') -> float:
+	"""Waits for proc and returns the CPU time it used (user and system,
+	its threads too)."""
+	_, status, usage = os.wait4(proc.pid, 0)
+	proc.returncode = os.waitstatus_to_exitcode(status)
+	return usage.ru_utime + usage.ru_stime
 
 
 _PRINTK_TIME = re.compile(r'^\[\s*\d+\.\d+\] ?')
@@ -760,6 +824,12 @@ def _boot_once(build_dir: Path, opts: runner.RunOptions, number: int,
 				       timeout=timeout, start_new_session=True)
 		except subprocess.TimeoutExpired:
 			return None
+	return cases_of(console)
+
+
+def cases_of(console: Path) -> Optional[List[runner.CaseResult]]:
+	"""Each test case's result in a kernel's console, or None if the
+	kernel did not get to the end of its tests."""
 	lines = ktap.ktap_lines(console.read_text(errors='replace'))
 	if not lines or not ktap.complete(lines):
 		return None

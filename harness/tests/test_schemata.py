@@ -377,3 +377,49 @@ def test_a_test_that_needs_two_cpus_boots_again_on_two(
 	assert 'kunit.filter_glob=s.b' in boots[1] and \
 		'ncpus=1' not in boots[1] and 'mm_kunit_mutant=7' in boots[1]
 	assert (tmp_path / '7-cpus-1.log').exists()
+
+
+# A UML kernel whose mutant 5 loops: it prints that its tests started,
+# then uses a CPU until it is killed.
+LOOPING_UML = textwrap.dedent('''\
+	#!/bin/sh
+	echo 'KTAP version 1'
+	echo '1..1'
+	case "$*" in
+	*mm_kunit_mutant=5*) while :; do :; done;;
+	esac
+	echo 'ok 1 s'
+	''')
+
+
+def test_a_looping_mutant_is_stopped_by_its_cpu_time(tmp_path: Path) -> None:
+	"""boot_uml() stops a kernel once it has used cpu_limit seconds of
+	CPU, long before the wall clock's timeout, and says so; the same
+	kernel with no mutant live passes and reports the little CPU it
+	used."""
+	linux = tmp_path / 'linux'
+	linux.write_text(LOOPING_UML)
+	linux.chmod(0o755)
+	opts = runner.RunOptions(arch='um')
+	none = schemata.boot_uml(tmp_path, opts, 0, 60, tmp_path / '0.log', 0.5)
+	assert none.verdict == 'passed'
+	assert none.cpu < 0.5
+	looped = schemata.boot_uml(tmp_path, opts, 5, 60, tmp_path / '5.log', 0.5)
+	assert looped.verdict == 'timeout'
+	assert 'of CPU time' in looped.detail
+	assert 0.5 <= looped.cpu < 30
+	assert looped.seconds < 30
+
+
+def test_a_sleeping_mutant_is_stopped_by_the_clock(tmp_path: Path) -> None:
+	"""A kernel that hangs without using the CPU is stopped at the wall
+	clock's timeout."""
+	linux = tmp_path / 'linux'
+	linux.write_text("#!/bin/sh\necho 'KTAP version 1'\necho '1..1'\n"
+			 'exec sleep 60\n')
+	linux.chmod(0o755)
+	b = schemata.boot_uml(tmp_path, runner.RunOptions(arch='um'), 3, 0.5,
+			      tmp_path / '3.log', 10)
+	assert b.verdict == 'timeout'
+	assert b.detail.startswith('stopped after ') and 'CPU' not in b.detail
+	assert b.seconds < 10
