@@ -623,7 +623,8 @@ def _boot_all(s: Session, req: MutantsRequest, build_dir: Path,
 
 
 def _plan(build_dir: Path, opts: RunOptions, arch: arches.Arch,
-	  results: Path, label: str) -> List[Tuple[RunOptions, float, float]]:
+	  results: Path, label: str
+	  ) -> List[Tuple[RunOptions, float, Optional[float]]]:
 	"""The boots that run a mutant with the tests of opts.filter_glob,
 	in turn, each with its limits (the wall clock's seconds, the CPU's):
 	every test on one CPU where the arch can (UML's SMP costs each boot
@@ -631,8 +632,12 @@ def _plan(build_dir: Path, opts: RunOptions, arch: arches.Arch,
 	CPUs alone, as opts boot it (the PTE recheck's race needs two). Each
 	is booted first with no mutant live: it must pass, and a mutant's
 	boot is stopped after TIMEOUT_MULTIPLIER times what it took
-	(schemata.MIN_TIMEOUT, MIN_CPU at least)."""
-	def none(way: RunOptions, name: str) -> Tuple[RunOptions, float, float]:
+	(schemata.MIN_TIMEOUT at least) and, on one CPU, after as many times
+	the CPU time it used (schemata.MIN_CPU at least): on two, a test
+	may spin on one CPU while it waits for the other, which the host
+	may keep waiting for longer on a loaded machine."""
+	def none(way: RunOptions, name: str,
+		 cpu: bool) -> Tuple[RunOptions, float, Optional[float]]:
 		b = schemata.boot_uml(build_dir, way, 0, arch.baseline_timeout,
 				      results / f'none-{name}.log')
 		if b.verdict != 'passed':
@@ -641,16 +646,17 @@ def _plan(build_dir: Path, opts: RunOptions, arch: arches.Arch,
 				f'mutant ({b.verdict}: {b.detail}; see {results})')
 		return (way, max(schemata.MIN_TIMEOUT,
 				 TIMEOUT_MULTIPLIER * b.seconds),
-			max(schemata.MIN_CPU, TIMEOUT_MULTIPLIER * b.cpu))
+			max(schemata.MIN_CPU, TIMEOUT_MULTIPLIER * b.cpu)
+			if cpu else None)
 
 	if not arch.one_cpu:
-		return [none(opts, label)]
+		return [none(opts, label, False)]
 	plan = [none(dataclasses.replace(opts, kernel_args=[
-		*opts.kernel_args, *arch.one_cpu]), label)]
+		*opts.kernel_args, *arch.one_cpu]), label, True)]
 	cases = schemata.cases_of(results / f'none-{label}.log') or []
 	for n, test in enumerate(runner.needing_cpus(cases), start=1):
 		plan.append(none(dataclasses.replace(opts, filter_glob=test),
-				 f'{label}-cpus-{n}'))
+				 f'{label}-cpus-{n}', False))
 	return plan
 
 

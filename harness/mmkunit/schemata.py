@@ -326,10 +326,10 @@ _RETYPING = ('arg', 'swap')
 # times what its suites took with no mutant, and no sooner than this
 # many seconds: a loaded machine may run a boot a few times slower.
 MIN_TIMEOUT = 10.0
-# ... and once it has used this many seconds of the host's CPU, if that
-# comes first: a kernel that loops in a mutant uses a CPU all the time,
-# where the suites with no mutant use a tenth of a second of it (UML, one
-# CPU), however loaded the machine.
+# ... and, booted on one CPU, once it has used this many seconds of the
+# host's CPU, if that comes first: a kernel that loops in a mutant uses
+# the CPU all the time, where the suites with no mutant use a tenth of a
+# second of it (UML), however loaded the machine.
 MIN_CPU = 2.0
 
 # A layer's build is tried this many times, each without the mutants the
@@ -567,9 +567,10 @@ def boot_uml(build_dir: Path, opts: runner.RunOptions, number: int,
 		assert proc.stdout is not None
 		done = threading.Event()
 		watchdog = threading.Thread(target=_watch, args=(
-			proc.pid, started + timeout, cpu_limit, done, stopped))
-		watchdog.start()
+			proc.pid, started + timeout, cpu_limit, done, stopped),
+					    daemon=True)
 		try:
+			watchdog.start()
 			for line in proc.stdout:
 				log.write(line)
 				lines.append(line)
@@ -583,12 +584,17 @@ def boot_uml(build_dir: Path, opts: runner.RunOptions, number: int,
 					verdict = 'failed'
 					break
 		finally:
-			# Reaped by _reap() alone (not Popen.poll()), for its
-			# CPU time; until then the group is there to kill.
-			os.killpg(proc.pid, signal.SIGKILL)
-			cpu = _reap(proc)
+			# The watchdog is done before the kernel is reaped, so
+			# it never signals a pid that may be another's by then;
+			# reaped by _reap() alone (not Popen.poll()), for its
+			# CPU time: until then the group is there to kill.
 			done.set()
-			watchdog.join()
+			if watchdog.ident is not None:
+				watchdog.join()
+			try:
+				_kill_group(proc.pid)
+			finally:
+				cpu = _reap(proc)
 	seconds = time.monotonic() - started
 	kl = ktap.ktap_lines(''.join(lines))
 	if verdict == 'failed':
@@ -632,6 +638,13 @@ def _watch(pid: int, deadline: float, cpu_limit: Optional[float],
 			break
 	else:
 		return
+	# Not yet reaped: boot_uml() waits for this thread first.
+	_kill_group(pid)
+
+
+def _kill_group(pid: int) -> None:
+	"""Kills the process group pid leads (started with
+	start_new_session), if any of it is there."""
 	try:
 		os.killpg(pid, signal.SIGKILL)
 	except ProcessLookupError:
@@ -642,15 +655,18 @@ _CLOCK_TICKS = os.sysconf('SC_CLK_TCK')
 
 
 def _cpu_seconds(pid: int) -> Optional[float]:
-	"""The CPU time a running process (all its threads) has used: user
-	and system, from /proc; None once it is gone."""
+	"""The CPU time a running process has used, as wait4() will count
+	it: user and system, of all its threads and of the children it has
+	reaped (UML's host processes of each mm), from /proc; None if it
+	cannot be read."""
 	try:
-		stat = Path(f'/proc/{pid}/stat').read_text()
-	except OSError:
+		stat = Path(f'/proc/{pid}/stat').read_bytes()
+		# After the command's ')': state is field 3; utime, stime,
+		# cutime and cstime are fields 14 to 17.
+		fields = stat.rsplit(b')', 1)[1].split()
+		return sum(int(f) for f in fields[11:15]) / _CLOCK_TICKS
+	except (OSError, IndexError, ValueError):
 		return None
-	# After the command's ')': state is field 3, utime 14, stime 15.
-	fields = stat.rsplit(')', 1)[1].split()
-	return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
 
 
 def _reap(proc: 'subprocess.Popen[str]') -> float:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import textwrap
+import threading
 from pathlib import Path
 from typing import Dict, List
 
@@ -401,6 +402,7 @@ def test_a_looping_mutant_is_stopped_by_its_cpu_time(tmp_path: Path) -> None:
 	linux.write_text(LOOPING_UML)
 	linux.chmod(0o755)
 	opts = runner.RunOptions(arch='um')
+	threads = threading.active_count()
 	none = schemata.boot_uml(tmp_path, opts, 0, 60, tmp_path / '0.log', 0.5)
 	assert none.verdict == 'passed'
 	assert none.cpu < 0.5
@@ -409,6 +411,8 @@ def test_a_looping_mutant_is_stopped_by_its_cpu_time(tmp_path: Path) -> None:
 	assert 'of CPU time' in looped.detail
 	assert 0.5 <= looped.cpu < 30
 	assert looped.seconds < 30
+	# No watchdog is left behind.
+	assert threading.active_count() == threads
 
 
 def test_a_sleeping_mutant_is_stopped_by_the_clock(tmp_path: Path) -> None:
