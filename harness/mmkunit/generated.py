@@ -594,12 +594,7 @@ def _boot_all(s: Session, req: MutantsRequest, build_dir: Path,
 	def one(item: Tuple[int, mutagen.Mutant]) -> Scored:
 		n, m = item
 		console = results / f'{n}.log'
-		seconds = 0.0
-		for way, wall, cpu in plans[m.path]:
-			b = schemata.boot_uml(build_dir, way, n, wall, console, cpu)
-			seconds += b.seconds
-			if b.verdict != 'passed':
-				break
+		b, seconds = _boot_through(build_dir, plans[m.path], n, console)
 		outcome = {'failed': Outcome.KILLED, 'crashed': Outcome.CRASHED,
 			   'timeout': Outcome.TIMEOUT, 'passed': Outcome.SURVIVED,
 			   'no tests': Outcome.CRASHED}[b.verdict]
@@ -622,9 +617,26 @@ def _boot_all(s: Session, req: MutantsRequest, build_dir: Path,
 	return out
 
 
+# A boot of _plan(): its options, and the mutant's limits (the wall
+# clock's seconds, the CPU's or None).
+Way = Tuple[RunOptions, float, Optional[float]]
+
+
+def _boot_through(build_dir: Path, plan: Sequence[Way], number: int,
+		  console: Path) -> Tuple[schemata.Boot, float]:
+	"""Boots mutant number as plan says, until a boot does not pass:
+	the last boot, and the seconds of them all."""
+	seconds = 0.0
+	for way, wall, cpu in plan:
+		b = schemata.boot_uml(build_dir, way, number, wall, console, cpu)
+		seconds += b.seconds
+		if b.verdict != 'passed':
+			break
+	return b, seconds
+
+
 def _plan(build_dir: Path, opts: RunOptions, arch: arches.Arch,
-	  results: Path, label: str
-	  ) -> List[Tuple[RunOptions, float, Optional[float]]]:
+	  results: Path, label: str) -> List[Way]:
 	"""The boots that run a mutant with the tests of opts.filter_glob,
 	in turn, each with its limits (the wall clock's seconds, the CPU's):
 	every test on one CPU where the arch can (UML's SMP costs each boot
@@ -636,8 +648,7 @@ def _plan(build_dir: Path, opts: RunOptions, arch: arches.Arch,
 	the CPU time it used (schemata.MIN_CPU at least): on two, a test
 	may spin on one CPU while it waits for the other, which the host
 	may keep waiting for longer on a loaded machine."""
-	def none(way: RunOptions, name: str,
-		 cpu: bool) -> Tuple[RunOptions, float, Optional[float]]:
+	def none(way: RunOptions, name: str, cpu: bool) -> Way:
 		b = schemata.boot_uml(build_dir, way, 0, arch.baseline_timeout,
 				      results / f'none-{name}.log')
 		if b.verdict != 'passed':

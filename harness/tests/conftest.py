@@ -271,3 +271,42 @@ def suites_ktap(suites: Dict[str, List[str]], finished: bool) -> List[Any]:
 		if finished or n < len(suites):
 			out.append(f'ok {n} {suite}')
 	return ktap.ktap_lines('\n'.join(out) + '\n')
+
+
+# A UML kernel that runs one suite, s. On one CPU (ncpus=1), test a
+# passes (fails with mutant 8 live) and test b skips for want of CPUs;
+# booted for s.b alone, b passes (fails with mutant 7 live). Each boot's
+# arguments go to "boots" beside it.
+TWO_CPU_UML = textwrap.dedent('''\
+	#!/bin/sh
+	echo "$*" >> "$(dirname "$0")/boots"
+	echo 'KTAP version 1'
+	echo '1..1'
+	echo '    KTAP version 1'
+	echo '    # Subtest: s'
+	case "$*" in
+	*ncpus=1*)
+		echo '    1..2'
+		case "$*" in
+		*"mm_kunit_mutant=8 "*) echo '    not ok 1 a';;
+		*) echo '    ok 1 a';;
+		esac
+		echo '    ok 2 b # SKIP needs two CPUs: boot with ncpus=2';;
+	*kunit.filter_glob=s.b*)
+		echo '    1..1'
+		case "$*" in
+		*"mm_kunit_mutant=7 "*) echo '    not ok 1 b';;
+		*) echo '    ok 1 b';;
+		esac;;
+	esac
+	echo 'ok 1 s'
+	''')
+
+
+@pytest.fixture
+def two_cpu_uml(tmp_path: Path) -> Path:
+	"""A build directory whose UML kernel is TWO_CPU_UML."""
+	linux = tmp_path / 'linux'
+	linux.write_text(TWO_CPU_UML)
+	linux.chmod(0o755)
+	return tmp_path

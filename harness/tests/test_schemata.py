@@ -336,36 +336,12 @@ def test_an_argument_the_call_cannot_become_does_not_compile_in_a_schema(
 	assert sc.numbers and not compiles('schema', sc.text)
 
 
-# A UML kernel that runs one suite: on one CPU, its second test skips
-# for want of CPUs; on two (no ncpus=1), filtered to that test, it fails.
-FAKE_UML = textwrap.dedent('''\
-	#!/bin/sh
-	echo "$*" >> "$(dirname "$0")/boots"
-	echo 'KTAP version 1'
-	echo '1..1'
-	echo '    KTAP version 1'
-	echo '    # Subtest: s'
-	case "$*" in
-	*ncpus=1*)
-		echo '    1..2'
-		echo '    ok 1 a'
-		echo '    ok 2 b # SKIP needs two CPUs: boot with ncpus=2';;
-	*kunit.filter_glob=s.b*)
-		echo '    1..1'
-		echo '    not ok 1 b';;
-	esac
-	echo 'ok 1 s'
-	''')
-
-
 def test_a_test_that_needs_two_cpus_boots_again_on_two(
-		tmp_path: Path) -> None:
+		two_cpu_uml: Path) -> None:
 	"""boot_all_tests() with the arch's one-CPU arguments: every suite
 	on one CPU, then the test that skipped for want of CPUs alone, as
 	the options boot it; its result stands for the skip."""
-	linux = tmp_path / 'linux'
-	linux.write_text(FAKE_UML)
-	linux.chmod(0o755)
+	tmp_path = two_cpu_uml
 	opts = runner.RunOptions(arch='um', kernel_args=['ncpus=2'])
 	cases = schemata.boot_all_tests(tmp_path, opts, 7, 30,
 					tmp_path / '7.log', ('ncpus=1',))
