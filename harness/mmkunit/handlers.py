@@ -108,11 +108,12 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 	"""What `check` runs, in order: check's options, each step's arch.
 
 	The default kernel (or the one given) gets every UML step, the
-	replays of the changes it reverts among them: what CI runs on each
-	commit. With --all (req.everything), then the QEMU arches' runs and
-	their mutants; for the default kernel, the 6.12 port is run and
-	replays its own version of the change at a benchmark's scale, and
-	the older kernels are held to their lists (fixes). Coverage, the
+	replays of the changes it reverts among them, and its suites on
+	arm64 with 64 KiB pages: what CI runs on each commit. With --all
+	(req.everything), then the other QEMU runs and arm64's mutants; for
+	the default kernel, the 6.12 port is run and replays its own
+	version of the change at a benchmark's scale, and the older kernels
+	are held to their lists (fixes). Coverage, the
 	replay of 7.3 at that scale and the 6.12 port's own matrices are
 	commands of their own (docs/costs.md)."""
 	src = req.source
@@ -132,6 +133,10 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 		# The multi-gen LRU on from boot: the tests of what the kernel
 		# does only then.
 		'run um mglru': RunRequest(src, on('um', 'mglru')),
+		# arm64 with 64 KiB pages under QEMU: a PMD maps 512 MiB, the
+		# fault-around window is one page and exec_folio_order() is
+		# not 0, what no 4 KiB arch shows (docs/arm64.md).
+		'run arm64 64k': RunRequest(src, on('arm64', '64k')),
 	}
 	if overlay.mutants():
 		steps['mutants um'] = MutantsRequest(src, on('um'))
@@ -170,10 +175,9 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 		'run x86_64': RunRequest(src, on('x86_64')),
 		'run x86_64 debug': RunRequest(src, on('x86_64', 'debug')),
 		'run x86_64 distro': RunRequest(src, on('x86_64', 'distro')),
-		# 4 KiB pages, where exec_folio_order() is not 0, and the hand
-		# mutants that only arm64 runs (the VM_EXEC window's rounding)
-		# or that need its THP; then 64 KiB pages, where a PMD maps
-		# 512 MiB and the fault-around window is one page.
+		# 4 KiB pages, where exec_folio_order() is not 0 either, and
+		# the hand mutants that only arm64 runs (the VM_EXEC window's
+		# rounding) or that need its THP.
 		'run arm64': RunRequest(src, on('arm64')),
 	})
 	on_arm64 = tuple(m.name for m in overlay.mutants()
@@ -181,7 +185,6 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 	if on_arm64:
 		steps['mutants arm64'] = MutantsRequest(src, on('arm64'),
 							mutants=on_arm64)
-	steps['run arm64 64k'] = RunRequest(src, on('arm64', '64k'))
 	if src.names_kernel:
 		return steps
 	port = dataclasses.replace(src, tree=kernels.CHECKED_PORT)

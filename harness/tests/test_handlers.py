@@ -31,8 +31,9 @@ def test_check_steps_run_the_real_commands(
 	req = cli.parse_args(args)
 	assert isinstance(req, request.CheckRequest)
 	uml = ['selftest', 'lint', 'run um', 'run um debug', 'run um distro',
-	       'run um mglru', 'mutants um']
-	# What CI runs on each commit: UML's steps alone.
+	       'run um mglru', 'run arm64 64k', 'mutants um']
+	# What CI runs on each commit: UML's steps and arm64 with 64 KiB
+	# pages.
 	assert list(handlers.check_steps(req)) == uml
 	req = cli.parse_args([*args, '--all'])
 	assert isinstance(req, request.CheckRequest)
@@ -40,7 +41,7 @@ def test_check_steps_run_the_real_commands(
 	# A kernel given to check --all: its steps only, no port and no
 	# fixes.
 	assert list(steps) == [*uml, 'run x86_64', 'run x86_64 debug',
-			       'run x86_64 distro', 'run arm64', 'run arm64 64k']
+			       'run x86_64 distro', 'run arm64']
 	for name in ('run um', 'run um debug', 'run um distro', 'run um mglru',
 		     'run x86_64', 'run x86_64 debug', 'run x86_64 distro',
 		     'run arm64', 'run arm64 64k'):
@@ -80,8 +81,13 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 			      '--jobs', '1'])
 	assert isinstance(req, request.CheckRequest)
 	uml = handlers.check_steps(req)
+	# UML's steps, and arm64's suites with 64 KiB pages.
 	assert all(isinstance(r, request.SelftestRequest | request.LintRequest)
-		   or r.build.arch == 'um' for r in uml.values())
+		   or r.build.arch == 'um' for n, r in uml.items()
+		   if n != 'run arm64 64k')
+	arm64 = uml['run arm64 64k']
+	assert isinstance(arm64, request.RunRequest)
+	assert (arm64.build.arch, arm64.build.config) == ('arm64', '64k')
 	assert not any(isinstance(r, request.FixesRequest)
 		       or r.source.tree for r in uml.values())
 	req = cli.parse_args(['check', '--no-install', '--cache', '/c',
@@ -162,17 +168,18 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 		Path('/t/linux-source-6.1.tar.xz')
 
 
-@pytest.mark.parametrize('args, older, arch_packages', [
-	# What CI runs: UML's packages alone, no other kernel's sources.
+@pytest.mark.parametrize('args, older, x86_64', [
+	# What CI runs: UML's and arm64's packages, no other kernel's
+	# sources.
 	([], False, False),
-	# --all: the QEMU arches' packages, and each older kernel's sources
+	# --all: x86_64's packages too, and each older kernel's sources
 	# (the package, or what fetches it from another suite).
 	(['--all'], True, True),
 	# A kernel given: no port and no fixes, so no other sources.
 	(['--all', '--kernel', 'KERNEL'], False, True),
 ])
 def test_check_installs_what_its_steps_use(
-		args: List[str], older: bool, arch_packages: bool,
+		args: List[str], older: bool, x86_64: bool,
 		kernel_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 	from mmkunit import arches, cli, deps, handlers, kernels, request
 	asked: List[deps.Requirement] = []
@@ -189,9 +196,9 @@ def test_check_installs_what_its_steps_use(
 	assert packaged
 	for wanted in packaged:
 		assert all(w in asked for w in wanted) == older, wanted
-	qemu = [*arches.ARCHES['x86_64'].requirements,
-		*arches.ARCHES['arm64'].requirements]
-	assert all(q in asked for q in qemu) == arch_packages
+	assert all(q in asked for q in arches.ARCHES['arm64'].requirements)
+	assert all(q in asked for q in arches.ARCHES['x86_64'].requirements) \
+		== x86_64
 	# No step of check runs coverage.
 	assert not any(c in asked for c in deps.COVERAGE)
 
