@@ -172,6 +172,10 @@ def edit_loop(work: Path, overlay: Path, env: Dict[str, str],
 			'console=tty', 'kunit_shutdown=halt']
 		run_s = median(f'run {suite}', lambda: timed(
 			f'run {suite}', boot, env, build))
+		# The compile and the links above wrote into the build
+		# directory: the run after them builds again, and is not a
+		# re-run with nothing changed.
+		timed(f'run {suite} after the parts', run, env)
 		rerun_s = median(f'rerun {suite}', lambda: timed(
 			f'rerun {suite}', run, env))
 		parts = compile_s + link_s + run_s
