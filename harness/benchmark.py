@@ -48,6 +48,7 @@ from typing import Callable, Dict, List, Optional
 
 from mmkunit.arches import ARCHES
 from mmkunit.replay import REPLAYS
+from mmkunit.runner import RunOptions, uml_command
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -122,8 +123,8 @@ def edit_loop(work: Path, overlay: Path, env: Dict[str, str],
 	# boots it for every suite (two CPUs).
 	every = [str(REPO / 'run_kunit.sh'), 'run', '-q', f'--arch={arch}']
 	timed('run every suite', every, env)
-	boot_all = [str(build / 'linux'), *kernel_args, 'kunit.enable=1',
-		    'mem=1G', 'console=tty', 'kunit_shutdown=halt']
+	boot_all = uml_command(build, RunOptions(arch=arch,
+						 kernel_args=kernel_args))
 	all_s = median('run every suite', lambda: timed(
 		'run every suite', boot_all, env, build))
 	rerun_all = median('rerun every suite', lambda: timed(
@@ -181,9 +182,9 @@ def edit_loop(work: Path, overlay: Path, env: Dict[str, str],
 		link_s = median('link vmlinux once', lambda: timed(
 			'link', [link_cmd], env, build, shell=True)) if link_cmd else 0.0
 		# As the harness boots a run of one suite: on one CPU first.
-		boot = [str(build / 'linux'), *kernel_args, *ARCHES[arch].one_cpu,
-			f'kunit.filter_glob={suite}', 'kunit.enable=1', 'mem=1G',
-			'console=tty', 'kunit_shutdown=halt']
+		boot = uml_command(build, RunOptions(
+			arch=arch, filter_glob=suite,
+			kernel_args=[*kernel_args, *ARCHES[arch].one_cpu]))
 		run_s = median(f'run {suite}', lambda: timed(
 			f'run {suite}', boot, env, build))
 		# The compile and the links above wrote into the build

@@ -113,9 +113,9 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 	(req.everything), then the other QEMU runs and arm64's mutants; for
 	the default kernel, the 6.12 port is run and replays its own
 	version of the change at a benchmark's scale, and the older kernels
-	are held to their lists (fixes). Coverage, the
-	replay of 7.3 at that scale and the 6.12 port's own matrices are
-	commands of their own (docs/costs.md)."""
+	are held to their lists (fixes). Coverage, the replay of 7.3 at
+	that scale and the 6.12 port's own matrices are commands of their
+	own (docs/costs.md)."""
 	src = req.source
 
 	def on(arch: str, config: Optional[str] = None) -> Build:
