@@ -19,8 +19,10 @@ file each was compiled from), kbuild's own archive commands of the
 directories above it, and the link recipes of the top Makefile (plan(),
 build()). Each of them is a make of kbuild's, which decides what is out
 of date as the whole make would; the kernel is the one a full make
-gives, byte for byte (docs/commands.md). The sub-makes for the files a
-run wrote itself start before it knows what else changed (Early).
+gives, byte for byte, but for the build number and time of the link
+before, which it keeps (kept_version(); docs/commands.md). The
+sub-makes for the files a run wrote itself start before it knows what
+else changed (Early).
 
 Anything the recording does not cover (a changed file no object names,
 or one that something other than an object depends on, such as the
@@ -324,7 +326,42 @@ def plan(build_dir: Path, rec: Recording,
 		if not m:
 			return None
 		steps.append(Recipe(str(build_dir), _unescape(m.group(1)), env))
-	return Plan(steps + list(rec.link), sorted(walks))
+	pins = kept_version(build_dir, env)
+	return Plan(steps + [dataclasses.replace(r, env={**r.env, **pins})
+			     for r in rec.link], sorted(walks))
+
+
+# The kernel's version string as init/Makefile writes it into
+# include/generated/utsversion.h: '#', the build number, the flags of
+# SMP and preemption, the time of the build, cut to 64 bytes.
+_UTS_VERSION = re.compile(r'#define UTS_VERSION "#(\d+) ((?:(?:SMP|PREEMPT|'
+			  r'PREEMPT_DYNAMIC|PREEMPT_RT) )*)(.*)"\n')
+_VERSION_VARS = ('KBUILD_BUILD_VERSION', 'KBUILD_BUILD_TIMESTAMP',
+		 'KBUILD_BUILD_VERSION_TIMESTAMP')
+
+
+def kept_version(build_dir: Path, env: Dict[str, str]) -> Dict[str, str]:
+	"""KBUILD_BUILD_VERSION and KBUILD_BUILD_TIMESTAMP as the last
+	link of build_dir wrote them (its utsversion.h), for the link of an
+	edit: left to itself, each link numbers the kernel anew and stamps it
+	with the time, so make compiles init/version-timestamp.o again (0.3 s
+	of a 4 s edit loop here); with the last link's, the version string
+	stays as it was and the object with it. Nothing if env sets one of
+	them (the user's), or if the header is not as the harness reads it
+	(make numbers the kernel then). The kernel differs from the one a
+	plain make would give in its version string (uname -v) and the build
+	ID that hashes it, and its build number stays the .version that
+	runner.check_booted() reads."""
+	if any(v in env for v in _VERSION_VARS):
+		return {}
+	try:
+		text = (build_dir / 'include/generated/utsversion.h').read_text()
+	except OSError:
+		return {}
+	m = _UTS_VERSION.fullmatch(text)
+	if not m or f'#{m[1]} {m[2]}{m[3]}'[:64] != text.split('"')[1]:
+		return {}
+	return {'KBUILD_BUILD_VERSION': m[1], 'KBUILD_BUILD_TIMESTAMP': m[3]}
 
 
 def _unescape(cmd: str) -> str:
@@ -338,9 +375,7 @@ def _unescape(cmd: str) -> str:
 # ccache has not seen, most times (an edit undone is a direct-mode hit);
 # after the direct-mode miss, ccache's default would preprocess the unit
 # to look it up again, then store it: 0.15-0.2 s of a compile of
-# mm/swap_state.o here, and of init/version-timestamp.o, which every link
-# compiles anew (its text holds the time of the build). ccache gives the
-# compiler's output either way.
+# mm/swap_state.o here. ccache gives the compiler's output either way.
 _CCACHE_ENV = {'CCACHE_READONLY_DIRECT': 'true'}
 
 

@@ -167,6 +167,52 @@ def test_an_edit_walks_the_directories_of_what_depends_on_it(
 	assert p is not None and p.walks == ['init', 'mm/sub']
 
 
+def test_the_link_of_an_edit_keeps_the_version_string(
+		tmp_path: Path) -> None:
+	"""The link recipes run with the build number and time of the last
+	link (include/generated/utsversion.h), so that make need not compile
+	init/version-timestamp.o again; not where the header is not as
+	init/Makefile writes it, or the build's environment sets them."""
+	_cmd(tmp_path, 'mm/filemap.o', ['/src/mm/filemap.c'])
+	uts = tmp_path / 'include/generated/utsversion.h'
+	uts.parent.mkdir(parents=True)
+
+	def pins(version: str, env: Optional[Dict[str, str]] = None
+		 ) -> List[Dict[str, str]]:
+		uts.write_text(f'#define UTS_VERSION "{version}"\n')
+		rec = _recording(tmp_path)
+		rec.link[:] = [quickbuild.Recipe(r.cwd, r.command,
+						 {**r.env, **(env or {})})
+			       for r in rec.link]
+		p = quickbuild.plan(tmp_path, rec, ['/src/mm/filemap.c'])
+		assert p is not None
+		assert [s.command for s in p.steps[-2:]] == ['link a', 'link b']
+		assert p.steps[-1].env == p.steps[-2].env
+		return [{k: v for k, v in p.steps[-1].env.items()
+			 if k != 'LINK'}]
+
+	def kept(number: str, time: str) -> List[Dict[str, str]]:
+		return [{'KBUILD_BUILD_VERSION': number,
+			 'KBUILD_BUILD_TIMESTAMP': time}]
+	stamp = 'Thu Dec  3 08:04:22 UTC 2026'
+	assert pins(f'#76 SMP {stamp}') == kept('76', stamp)
+	assert pins(f'#1 {stamp}') == kept('1', stamp)
+	assert pins(f'#9 SMP PREEMPT_DYNAMIC {stamp}') == kept('9', stamp)
+	# Cut to 64 bytes: the same cut of the same parts.
+	long = f'#12 SMP PREEMPT_RT {stamp} and a long suffix of a builder'
+	assert pins(long[:64]) == kept('12', long[len('#12 SMP PREEMPT_RT '):64])
+	# Not init/Makefile's format: make numbers the kernel.
+	assert pins(stamp) == [{}]
+	assert pins(f'#x SMP {stamp}') == [{}]
+	# The user's own.
+	assert pins(f'#76 SMP {stamp}', {'KBUILD_BUILD_VERSION': '3'}) == [
+		{'KBUILD_BUILD_VERSION': '3'}]
+	assert pins(f'#76 SMP {stamp}', {'KBUILD_BUILD_TIMESTAMP': 'now'}) == [
+		{'KBUILD_BUILD_TIMESTAMP': 'now'}]
+	uts.unlink()
+	assert quickbuild.kept_version(tmp_path, {}) == {}
+
+
 def test_make_decides_what_the_recording_does_not_cover(
 		tmp_path: Path) -> None:
 	src = '/src'
