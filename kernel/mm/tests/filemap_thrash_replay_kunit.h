@@ -63,6 +63,7 @@
 #include <linux/highmem.h>
 #include <linux/swap.h>
 
+#include "memcg_kunit.h"
 #include "thrash_replay_hooks.h"
 
 /* The most rounds a scenario runs (the seed's first run: ten). */

@@ -52,6 +52,8 @@
 #include <linux/gcd.h>
 #include <linux/sort.h>
 
+#include "memcg_kunit.h"
+
 enum swap_ra_replay_scale {
 	SRR_SMALL,
 	SRR_SEED,

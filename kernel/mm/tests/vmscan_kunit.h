@@ -35,6 +35,7 @@
 
 #include <kunit/test.h>
 
+#include "memcg_kunit.h"
 #include "mm_kunit.h"
 
 /* -------------------------------------------------------------------------

@@ -49,6 +49,8 @@
 
 #include <linux/anon_inodes.h>
 
+#include "memcg_kunit.h"
+
 enum vmscan_protect_replay_scale {
 	VPR_SMALL,
 	VPR_SEED,

@@ -30,6 +30,7 @@
 
 #include <kunit/test.h>
 
+#include "memcg_kunit.h"
 #include "mm_kunit.h"
 
 struct workingset_test_case {
