@@ -14,7 +14,7 @@
 #ifdef CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST
 
 #include "kunit_compat.h"
-#include "mm_kunit.h"
+#include "swap_kunit.h"
 
 struct swap_info_struct *mm_kunit_swapon(unsigned int type,
 					 unsigned int nr_pages)

@@ -31,6 +31,7 @@
 #include <linux/mman.h>
 
 #include "mm_kunit.h"
+#include "swap_kunit.h"
 
 /* -------------------------------------------------------------------------
  * Test objects: a VMA and a swap cache that no swap device backs

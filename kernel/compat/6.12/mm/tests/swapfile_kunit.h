@@ -19,7 +19,7 @@
 
 #include <linux/swap_cgroup.h>
 
-#include "mm_kunit.h"
+#include "swap_kunit.h"
 
 struct swap_info_struct *mm_kunit_swapon(unsigned int type,
 					 unsigned int nr_pages)
