@@ -10,8 +10,6 @@
 #include <kunit/test.h>
 #include <linux/mm.h>
 
-#include "mm_kunit.h"
-
 #ifdef CONFIG_MEMCG
 #include <linux/cgroup.h>
 #include <linux/fs.h>
