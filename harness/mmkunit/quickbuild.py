@@ -295,9 +295,10 @@ def plan(build_dir: Path, rec: Recording,
 	the stamp, stamp.TreeCheck.files()): the recorded
 	sub-make of the nearest walked directory above each target that
 	depends on one of them, kbuild's archive command (from its .cmd
-	file) of each directory above those, then the link. None (make
-	decides) if nothing changed, if a changed file is named by no .cmd
-	file, or if a target depending on one lies where no recorded
+	file) of each directory above those, that of vmlinux.a where the
+	link's recipes do not make it (_vmlinux_a()), then the link. None
+	(make decides) if nothing changed, if a changed file is named by no
+	.cmd file, or if a target depending on one lies where no recorded
 	sub-make walks."""
 	if not changed:
 		return None
@@ -326,9 +327,33 @@ def plan(build_dir: Path, rec: Recording,
 		if not m:
 			return None
 		steps.append(Recipe(str(build_dir), _unescape(m.group(1)), env))
+	archive = _vmlinux_a(build_dir, rec, env)
+	if archive is None:
+		return None
+	steps += archive
 	pins = kept_version(build_dir, env)
 	return Plan(steps + [dataclasses.replace(r, env={**r.env, **pins})
 			     for r in rec.link], sorted(walks))
+
+
+def _vmlinux_a(build_dir: Path, rec: Recording,
+	       env: Dict[str, str]) -> Optional[List[Recipe]]:
+	"""The archive command of vmlinux.a (from its .cmd file) where the
+	top Makefile makes it with a recipe of its own, if_changed: before
+	scripts/Makefile.vmlinux_a (6.12 and 6.1), a make with nothing to
+	build does not run that recipe, so the recording lacks it, and
+	without a new vmlinux.a the link's own make (Makefile.vmlinux_o)
+	sees nothing to do and leaves the kernel as it was. No recipe where
+	a recorded link recipe makes vmlinux.a; None (make decides) where
+	neither is found."""
+	if any('/scripts/Makefile.vmlinux_a' in r.command for r in rec.link):
+		return []
+	try:
+		text = (build_dir / '.vmlinux.a.cmd').read_text()
+	except OSError:
+		return None
+	m = re.search(r'^savedcmd_vmlinux\.a := (.*)$', text, re.M)
+	return [Recipe(str(build_dir), _unescape(m.group(1)), env)] if m else None
 
 
 # The kernel's version string as init/Makefile writes it into

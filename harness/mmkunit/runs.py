@@ -137,17 +137,24 @@ def _build_and_run(src: Path, build: Path, opts: runner.RunOptions,
 				  f'{", ".join(p.walks)} and the link, without '
 				  'make\'s walk of the tree')
 		results.mkdir(parents=True, exist_ok=True)
+		image = stamp.outputs(build, opts.arch)
 		with open(results / 'quickbuild.log', 'w') as out:
 			out.write(early_log.getvalue())
 			built = quickbuild.build(p, out, walked)
 		seconds = time.monotonic() - started
-		if built:
+		if not built:
+			progress.progress('a recipe failed (see '
+					  f'{results}/quickbuild.log): make')
+		# Each plan compiles, so it links: a kernel left as it was is
+		# one the recipes did not make again, whatever they said.
+		elif stamp.outputs(build, opts.arch) == image:
+			progress.progress('the recipes left the kernel as it was '
+					  f'(see {results}/quickbuild.log): make')
+		else:
 			result = runner.run_kunit(src, build, opts, results,
 						  exec_only=True)
 			result.build_seconds = seconds
 			return result, None
-		progress.progress(f'a recipe failed (see {results}/quickbuild.log): '
-				  'make')
 	if not configured:
 		progress.progress(f'running kunit.py in {src} (build: {build})')
 		quickbuild.forget(build)

@@ -112,13 +112,18 @@ def _cmd(build: Path, target: str, deps: List[str]) -> None:
 			+ ''.join(f'  {p} \\\n' for p in deps) + '\n')
 
 
+# The first link recipe of a top Makefile from 6.13 on (7.3's): the
+# archive vmlinux.a made by a sub-make.
+VMLINUX_A = 'make -f /src/scripts/Makefile.vmlinux_a'
+
+
 def _recording(build: Path) -> quickbuild.Recording:
 	def r(cmd: str) -> quickbuild.Recipe:
 		return quickbuild.Recipe(str(build), cmd, {'LINK': '1'})
 	return quickbuild.Recording(
 		descents={d: r(f'walk {d}')
 			  for d in ('.', 'mm', 'mm/sub', 'init', 'kernel')},
-		link=[r('link a'), r('link b')])
+		link=[r(VMLINUX_A), r('link b')])
 
 
 def test_an_edit_walks_the_directories_of_what_depends_on_it(
@@ -148,15 +153,15 @@ def test_an_edit_walks_the_directories_of_what_depends_on_it(
 		return [s.command for s in p.steps]
 
 	assert steps(f'{src}/mm/t.h') == [
-		'walk mm', 'ar # $X .', 'link a', 'link b']
+		'walk mm', 'ar # $X .', VMLINUX_A, 'link b']
 	assert steps(f'{src}/mm/sub/deeper/b.c') == [
-		'walk mm/sub', 'ar # $X mm', 'ar # $X .', 'link a', 'link b']
-	assert steps(f'{src}/mm/u.h') == ['walk kernel', 'ar # $X .', 'link a',
+		'walk mm/sub', 'ar # $X mm', 'ar # $X .', VMLINUX_A, 'link b']
+	assert steps(f'{src}/mm/u.h') == ['walk kernel', 'ar # $X .', VMLINUX_A,
 					 'link b']
-	assert steps(f'{src}/mm/w.h') == ['walk init', 'ar # $X .', 'link a',
+	assert steps(f'{src}/mm/w.h') == ['walk init', 'ar # $X .', VMLINUX_A,
 					 'link b']
 	assert steps(f'{src}/mm/sub/a.c', f'{src}/init/main.c') == [
-		'walk init', 'walk mm/sub', 'ar # $X mm', 'ar # $X .', 'link a',
+		'walk init', 'walk mm/sub', 'ar # $X mm', 'ar # $X .', VMLINUX_A,
 		'link b']
 	# The archive commands run with the link's environment.
 	p = quickbuild.plan(tmp_path, rec, [f'{src}/mm/t.h'])
@@ -165,6 +170,34 @@ def test_an_edit_walks_the_directories_of_what_depends_on_it(
 					    f'{src}/mm/sub/deeper/b.c',
 					    f'{src}/init/main.c'])
 	assert p is not None and p.walks == ['init', 'mm/sub']
+
+
+def test_the_archive_vmlinux_a_is_made_where_the_link_does_not(
+		tmp_path: Path) -> None:
+	"""A top Makefile that makes vmlinux.a with a recipe of its own
+	(6.12's, 6.1's) runs it only when it is out of date, which it is not
+	in the recording make: the plan runs its command from .vmlinux.a.cmd
+	after the archives of the directories, or make decides if there is
+	none. Without a new vmlinux.a, the link's make keeps the kernel."""
+	_cmd(tmp_path, 'mm/filemap.o', ['/src/mm/filemap.c'])
+	(tmp_path / '.built-in.a.cmd').write_text(
+		'savedcmd_built-in.a := ar top\n')
+	rec = _recording(tmp_path)
+	rec.link[:] = [quickbuild.Recipe(
+		str(tmp_path), 'make -f /src/scripts/Makefile.vmlinux_o', {}),
+		       *rec.link[1:]]
+
+	def steps() -> Optional[List[str]]:
+		p = quickbuild.plan(tmp_path, rec, ['/src/mm/filemap.c'])
+		return p and [s.command for s in p.steps]
+	assert steps() is None
+	(tmp_path / '.vmlinux.a.cmd').write_text(
+		'savedcmd_vmlinux.a := rm -f vmlinux.a; ar $$(ar t x) vmlinux.a\n')
+	assert steps() == ['walk mm', 'ar top', 'rm -f vmlinux.a; ar $(ar t x) '
+			   'vmlinux.a', 'make -f /src/scripts/Makefile.vmlinux_o',
+			   'link b']
+	(tmp_path / '.vmlinux.a.cmd').write_text('savedcmd_other := ar\n')
+	assert steps() is None
 
 
 def test_the_link_of_an_edit_keeps_the_version_string(
@@ -186,7 +219,7 @@ def test_the_link_of_an_edit_keeps_the_version_string(
 			       for r in rec.link]
 		p = quickbuild.plan(tmp_path, rec, ['/src/mm/filemap.c'])
 		assert p is not None
-		assert [s.command for s in p.steps[-2:]] == ['link a', 'link b']
+		assert [s.command for s in p.steps[-2:]] == [VMLINUX_A, 'link b']
 		assert p.steps[-1].env == p.steps[-2].env
 		return [{k: v for k, v in p.steps[-1].env.items()
 			 if k != 'LINK'}]
@@ -284,6 +317,9 @@ def test_the_walks_of_an_edit_run_early_and_once(tmp_path: Path) -> None:
 			str(tmp_path), 'echo "walk $CCACHE_READONLY_DIRECT" >> log',
 			env)},
 		link=[quickbuild.Recipe(str(tmp_path), 'echo link >> log', env)])
+	# A top Makefile that makes vmlinux.a itself (before 6.13).
+	(tmp_path / '.vmlinux.a.cmd').write_text(
+		'savedcmd_vmlinux.a := echo ar >> log\n')
 	early = quickbuild.start(tmp_path, rec, [f'{tmp_path}/a.h'])
 	assert early is not None and early.changed == [f'{tmp_path}/a.h']
 	out = io.StringIO()
@@ -292,7 +328,7 @@ def test_the_walks_of_an_edit_run_early_and_once(tmp_path: Path) -> None:
 	assert (tmp_path / 'log').read_text() == 'walk true\n'
 	with open(tmp_path / 'out', 'w') as f:
 		assert quickbuild.build(early.plan, f, walked)
-	assert (tmp_path / 'log').read_text() == 'walk true\nlink\n'
+	assert (tmp_path / 'log').read_text() == 'walk true\nar\nlink\n'
 	assert quickbuild.start(tmp_path, rec, []) is None
 	rec.descents['mm'] = quickbuild.Recipe(str(tmp_path), 'false', env)
 	early = quickbuild.start(tmp_path, rec, [f'{tmp_path}/a.h'])

@@ -244,8 +244,9 @@ def test_an_edit_of_c_files_is_built_from_the_recorded_recipes(
 	the recipes down; with one, the walks of the files the harness wrote
 	start at once (quickbuild.Early), the rest of the plan after them, and
 	the kernel is booted as it is; a plan whose recipe fails is built
-	with make, and a walk that failed early runs again. The build before
-	the first edit is kunit.py run's."""
+	with make, and a walk that failed early runs again, as is a plan that
+	leaves the kernel as it was. The build before the first edit is
+	kunit.py run's."""
 	from mmkunit import quickbuild
 	calls, edited_run = _edits(tmp_path, kernel_tree, overlay_dir,
 				   monkeypatch)
@@ -262,18 +263,28 @@ def test_an_edit_of_c_files_is_built_from_the_recorded_recipes(
 		ran = [s.command for i, s in enumerate(p.steps)
 		       if not (i < len(p.walks) and p.walks[i] in walked)]
 		calls.append('+'.join(ran))
-		return not any(c in failing for c in ran)
+		if any(c in failing for c in ran):
+			return False
+		if 'link' in ran and not stale:
+			(Path(p.steps[-1].cwd) / 'linux').write_text(
+				f'linked {len(calls)}\n')
+		return True
 
 	recorded: List[str] = []
 	failing: List[str] = []
-	plan = quickbuild.Plan([quickbuild.Recipe('', c, {})
-				for c in ('walk mm', 'link')], ['mm'])
+	stale: List[bool] = []
+
+	def plan(b: Path, r: quickbuild.Recording,
+		 c: List[str]) -> Optional[quickbuild.Plan]:
+		return quickbuild.Plan([quickbuild.Recipe(str(b), c, {})
+					for c in ('walk mm', 'link')],
+				       ['mm']) if c else None
 	monkeypatch.setattr(runner, 'make', make)
 	monkeypatch.setattr(quickbuild, 'save',
 			    lambda b, k: recorded.append(k or '') or True)
 	monkeypatch.setattr(quickbuild, 'load', lambda b, k: (
 		quickbuild.Recording({}, []) if k in recorded else None))
-	monkeypatch.setattr(quickbuild, 'plan', lambda b, r, c: plan if c else None)
+	monkeypatch.setattr(quickbuild, 'plan', plan)
 	monkeypatch.setattr(quickbuild, 'build', build)
 
 	edited_run('/* first */\n')
@@ -289,6 +300,12 @@ def test_an_edit_of_c_files_is_built_from_the_recorded_recipes(
 	failing[:] = ['walk mm']
 	edited_run('/* four */\n')
 	assert calls[9:] == ['walk mm', 'walk mm+link', 'make']
+	# Recipes that succeed but leave the kernel as it was (a link whose
+	# make found nothing newer): make builds.
+	failing[:] = []
+	stale[:] = [True]
+	edited_run('/* five */\n')
+	assert calls[12:] == ['walk mm', 'link', 'make']
 
 
 def test_a_recording_make_that_builds_keeps_nothing(
