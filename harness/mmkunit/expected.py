@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import fnmatch
 from pathlib import Path
 from typing import Collection, Dict, List, Optional, Sequence
 
 from mmkunit import listfile
-from mmkunit.runner import CaseResult, Status
+from mmkunit.runner import CaseResult, Status, case_matches
 
 
 class ExpectedError(Exception):
@@ -52,9 +51,7 @@ class Entry:
 	where: str  # file:line, for messages
 
 	def matches(self, name: str) -> bool:
-		# suite.test also covers its parameterised rows.
-		return (fnmatch.fnmatchcase(name, self.pattern) or
-			fnmatch.fnmatchcase(name, self.pattern + '.*'))
+		return case_matches(name, self.pattern)
 
 
 def parse_expected(text: str, path: str = 'expected') -> List[Entry]:

@@ -689,11 +689,13 @@ def _run_mutant(s: Session, t: trees.PreparedTree, m: mutagen.Mutant,
 def _options(s: Session, tree: trees.PreparedTree,
 	     timeout: int) -> RunOptions:
 	"""How a mutant's kernel is run: quietly, stopped after timeout, and
-	once (a crash kills the mutant; the tests after it need not run)."""
+	once (a crash kills the mutant; the tests after it need not run);
+	measured against the tests the kernel passes (failing_here)."""
 	opts = s.with_accel(s.run_options(), tree)
 	if timeout:
 		opts = dataclasses.replace(opts, timeout=timeout)
-	return dataclasses.replace(opts, quiet=True, rerun_after_crash=False)
+	return dataclasses.replace(opts, quiet=True, rerun_after_crash=False,
+				   failing_here=s.overlay.failing_here())
 
 
 def mutant_timeout(arch: str, baseline: RunResult) -> int:

@@ -233,7 +233,8 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 	for bf in before_fix:
 		ov.stage(s.overlay.without(bf.without), tree.source, bf.extra)
 	opts = dataclasses.replace(s.with_accel(s.run_options(), tree),
-				   quiet=True)
+				   quiet=True,
+				   failing_here=s.overlay.failing_here())
 	started = time.monotonic()
 
 	def run(t: trees.PreparedTree, overlay: ov.Overlay,

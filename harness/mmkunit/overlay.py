@@ -240,6 +240,13 @@ class Overlay:
 		path = self.root / 'expected'
 		return load_expected(path) if path.is_file() else []
 
+	def failing_here(self) -> List[Tuple[str, str]]:
+		"""The tests the kernel fails with the whole series, by design or
+		for want of a later fix (the list's entries whose reason is not a
+		patch of the series), each with the reason."""
+		return [(e.pattern, e.why) for e in self.expected()
+			if e.kind == Kind.FAILS and not e.why.endswith('.patch')]
+
 	def fixes(self) -> Dict[str, Tuple[str, ...]]:
 		"""The patches of the series that are fixes, in the order the
 		expected list names them, each with the tests that need it."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import fnmatch
 import json
 import os
 import re
@@ -198,6 +199,11 @@ class RunOptions:
 	# give it (the arch's one_cpu), for the first boot of a run: a test
 	# that skips for want of CPUs boots again without them (run_kunit).
 	few_cpus: Sequence[str] = ()
+	# The tests that fail on this kernel with the series, as its port's
+	# list of expected failures says (name pattern, why): a mutant run
+	# measures against the others. held_to_list() reports one that fails
+	# as skipped, and one that passes as failed: the list is wrong then.
+	failing_here: Sequence[Tuple[str, str]] = ()
 
 
 def ccache_options(ccache_dir: Path,
@@ -341,8 +347,36 @@ def run_kunit(tree: Path, build_dir: Path, opts: RunOptions,
 		result = _run_the_rest(tree, build_dir, first, result, lines)
 	if opts.few_cpus:
 		result = _run_needing_cpus(tree, build_dir, opts, result)
+	result.cases = held_to_list(result.cases, opts.failing_here)
 	result.seconds = time.monotonic() - started
 	return result
+
+
+def case_matches(name: str, pattern: str) -> bool:
+	"""Whether a test's name matches a pattern of a list of tests (a
+	glob; suite.test also covers its parameterised rows)."""
+	return (fnmatch.fnmatchcase(name, pattern) or
+		fnmatch.fnmatchcase(name, pattern + '.*'))
+
+
+def held_to_list(cases: List[CaseResult],
+		 failing: Sequence[Tuple[str, str]]) -> List[CaseResult]:
+	"""cases, each that failing names (RunOptions.failing_here) skipped
+	if it failed, with the list's reason, and failed if it passed."""
+	out = []
+	for c in cases:
+		why = next((w for p, w in failing if case_matches(c.name, p)), None)
+		if why is not None and c.status == Status.FAIL:
+			c = dataclasses.replace(
+				c, status=Status.SKIP,
+				skip_reason=f'fails on this kernel as its list says: {why}')
+		elif why is not None and c.status == Status.PASS:
+			c = dataclasses.replace(
+				c, status=Status.FAIL,
+				log=f'passed, but the port\'s list says it fails: {why}\n'
+				+ c.log)
+		out.append(c)
+	return out
 
 
 # What a test that needs more CPUs than the kernel booted with says as it

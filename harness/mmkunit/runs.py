@@ -24,13 +24,18 @@ from mmkunit.session import Session, write_reports
 
 def run_suites(s: Session, in_place: bool = False,
 	       filter_glob: Optional[str] = None,
-	       times: int = 1) -> runner.RunResult:
-	"""Prepares the tree, builds, runs and reports: what `run` does."""
+	       times: int = 1, held_to_list: bool = False) -> runner.RunResult:
+	"""Prepares the tree, builds, runs and reports: what `run` does;
+	with held_to_list, the tests the port's list says fail on its kernel
+	are held to that (runner.held_to_list())."""
 	s.ensure_deps()
 	with s.prepared(in_place) as (tree, src, written):
 		build = tree.build_dir(s.build_key)
 		results = s.results_dir(s.build.arch)
 		opts = s.with_accel(s.run_options(filter_glob), tree)
+		if held_to_list:
+			opts = dataclasses.replace(
+				opts, failing_here=s.overlay.failing_here())
 		if filter_glob:
 			# A few suites boot in a fraction of the time on one
 			# CPU (UML's SMP); a test that needs two runs again.

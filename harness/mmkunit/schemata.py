@@ -551,13 +551,16 @@ def boot_uml(build_dir: Path, opts: runner.RunOptions, number: int,
 	that), after timeout seconds, or once it has used cpu_limit seconds
 	of the host's CPU (a mutant that loops: what load on the machine
 	cannot stretch, where the wall clock's timeout has to allow for it).
-	The console is kept in console."""
+	The console is kept in console. A test the port's list says fails
+	here (opts.failing_here) does not stop it: the boot runs to its end,
+	and its cases are held to the list then (runner.held_to_list())."""
 	cmd = runner.uml_command(build_dir, dataclasses.replace(
 		opts, kernel_args=[*opts.kernel_args, f'{SWITCH}={number}']))
 	started = time.monotonic()
 	lines: List[str] = []
 	verdict = ''
 	tests = False
+	held = bool(opts.failing_here)
 	stopped: List[str] = []
 	with open(console, 'w') as log:
 		proc = subprocess.Popen(cmd, cwd=build_dir, stdin=subprocess.DEVNULL,
@@ -578,9 +581,9 @@ def boot_uml(build_dir: Path, opts: runner.RunOptions, number: int,
 				# What the kernel says before the tests start is
 				# not theirs (runner.kernel_complaints()).
 				tests = tests or 'TAP version' in text
-				if tests and (_NOT_OK.match(text) or
-					      _FAILING.search(text) or
-					      runner.kernel_complaints(text)):
+				if tests and (runner.kernel_complaints(text) or
+					      not held and (_NOT_OK.match(text) or
+							    _FAILING.search(text))):
 					verdict = 'failed'
 					break
 		finally:
@@ -612,6 +615,11 @@ def boot_uml(build_dir: Path, opts: runner.RunOptions, number: int,
 		return Boot('crashed', detail='the kernel died after ' +
 			    (done_tests[-1] if done_tests else 'no test'),
 			    seconds=seconds, cpu=cpu)
+	failed = tuple(c.name for c in runner.held_to_list(
+		_cases(kl), opts.failing_here) if c.status == runner.Status.FAIL
+	) if held else ()
+	if failed:
+		return Boot('failed', failed, f'{failed[0]} failed', seconds, cpu)
 	return Boot('passed', seconds=seconds, cpu=cpu)
 
 
@@ -840,7 +848,9 @@ def _boot_once(build_dir: Path, opts: runner.RunOptions, number: int,
 				       timeout=timeout, start_new_session=True)
 		except subprocess.TimeoutExpired:
 			return None
-	return cases_of(console)
+	cases = cases_of(console)
+	return None if cases is None else runner.held_to_list(cases,
+							      opts.failing_here)
 
 
 def cases_of(console: Path) -> Optional[List[runner.CaseResult]]:
@@ -849,6 +859,11 @@ def cases_of(console: Path) -> Optional[List[runner.CaseResult]]:
 	lines = ktap.ktap_lines(console.read_text(errors='replace'))
 	if not lines or not ktap.complete(lines):
 		return None
+	return _cases(lines)
+
+
+def _cases(lines: Sequence[ktap.KtapLine]) -> List[runner.CaseResult]:
+	"""The test cases of the KTAP lines of a boot that ran to the end."""
 	status = {True: runner.Status.PASS, False: runner.Status.FAIL}
 	return [runner.CaseResult(
 		c.name, runner.Status.SKIP if c.skip_reason is not None

@@ -142,6 +142,8 @@ def test_check_steps_carry_checks_options_and_keep_their_defaults() -> None:
 		and not name.startswith('fixes')]
 	assert [type(r).__name__ for r in port] == [
 		'RunRequest', 'ReplayRequest']
+	# The port's run is held to its list of what it fails by design.
+	assert isinstance(port[0], request.RunRequest) and port[0].held_to_list
 	for r in port:
 		assert session.Session(r.source).sources.kernel == \
 			kernels.KERNELS[kernels.CHECKED_PORT]

@@ -411,12 +411,15 @@ def test_overlay_is_a_snapshot(overlay_dir: Path, kernel_tree: Path) -> None:
 	assert b'tests/foo_kunit.h' in files['mm/foo.c']
 
 
-def test_overlay_without_and_fixes(overlay_dir: Path) -> None:
+def test_overlay_without_fixes_and_failing_here(overlay_dir: Path) -> None:
 	(overlay_dir / 'expected').write_text(
 		'# comment\nfails | foo.* | 0001-mm-foo-add-tests.patch\n'
 		'fails | bar.* | an upstream fix the kernel lacks\n')
 	o = ov.Overlay.load(overlay_dir)
 	assert o.fixes() == {'0001-mm-foo-add-tests.patch': ('foo.*',)}
+	# What the kernel fails with the whole series: not the tests of a
+	# patch of it.
+	assert o.failing_here() == [('bar.*', 'an upstream fix the kernel lacks')]
 	w = o.without(['0001-mm-foo-add-tests.patch'])
 	assert w.patches == () and w.files == ()
 	with pytest.raises(ov.OverlayError, match='not in the series'):

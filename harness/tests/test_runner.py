@@ -500,3 +500,23 @@ def test_a_configured_build_is_built_with_make(tmp_path: Path) -> None:
 		(2, [], False)
 	assert result.error == ('the kernel did not build; see '
 				f'{tmp_path / "r2/kunit.out"}')
+
+
+def test_a_run_is_held_to_the_ports_list() -> None:
+	"""held_to_list(): a test the list names (a pattern covers a test's
+	rows) is skipped with the list's reason if it failed, and failed if
+	it passed; a crash stays a crash, and the others are as they were."""
+	P, F, S, E = (runner.Status.PASS, runner.Status.FAIL,
+		      runner.Status.SKIP, runner.Status.ERROR)
+	cases = [runner.CaseResult(n, st) for n, st in (
+		('s.a.row one', F), ('s.a.row two', P), ('s.b', F), ('s.c', E),
+		('s.d', S), ('t.e', P))]
+	held = runner.held_to_list(cases, [('s.a', 'VM_EXEC (7.2)'),
+					   ('s.[cd]', 'by design')])
+	assert [(c.name, c.status) for c in held] == [
+		('s.a.row one', S), ('s.a.row two', F), ('s.b', F), ('s.c', E),
+		('s.d', S), ('t.e', P)]
+	assert held[0].skip_reason == \
+		'fails on this kernel as its list says: VM_EXEC (7.2)'
+	assert 'the port\'s list says it fails: VM_EXEC (7.2)' in held[1].log
+	assert runner.held_to_list(cases, []) == cases

@@ -12,7 +12,7 @@ import subprocess
 import textwrap
 import threading
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import pytest
 
@@ -403,3 +403,60 @@ def test_a_sleeping_mutant_is_stopped_by_the_clock(tmp_path: Path) -> None:
 	assert b.verdict == 'timeout'
 	assert b.detail.startswith('stopped after ') and 'CPU' not in b.detail
 	assert b.seconds < 10
+
+
+# A UML kernel whose suite s has a test a that fails unless mutant 4 is
+# live (a row the port's kernel does otherwise), and a test b that
+# mutant 6 makes fail.
+PORT_UML = textwrap.dedent('''\
+	#!/bin/sh
+	echo 'KTAP version 1'
+	echo '1..1'
+	echo '    KTAP version 1'
+	echo '    # Subtest: s'
+	echo '    1..2'
+	case "$*" in
+	*mm_kunit_mutant=4*) echo '    ok 1 a';;
+	*) echo '    # a: EXPECTATION FAILED at x.h:1'
+	   echo '    not ok 1 a';;
+	esac
+	case "$*" in
+	*mm_kunit_mutant=6*) echo '    # b: EXPECTATION FAILED at x.h:2'
+	   echo '    not ok 2 b'
+	   echo 'not ok 1 s';;
+	*) echo '    ok 2 b'
+	   echo 'not ok 1 s';;
+	esac
+	''')
+
+
+def test_a_test_the_ports_list_says_fails_does_not_stop_a_boot(
+		tmp_path: Path) -> None:
+	"""On a port, a test its list says fails there (failing_here) does
+	not stop boot_uml() at its failure: the boot runs to the end, and
+	fails only for another test, or for that one passing; without the
+	list, its failure stops the boot. boot_all_tests() holds its cases
+	to the list too."""
+	linux = tmp_path / 'linux'
+	linux.write_text(PORT_UML)
+	linux.chmod(0o755)
+	held = runner.RunOptions(arch='um', failing_here=(('s.a', 'by design'),))
+
+	def boot(opts: runner.RunOptions, n: int) -> schemata.Boot:
+		return schemata.boot_uml(tmp_path, opts, n, 30,
+					 tmp_path / f'{n}.log')
+	def verdict(opts: runner.RunOptions, n: int) -> Tuple[str, Tuple[str, ...]]:
+		b = boot(opts, n)
+		return b.verdict, b.tests
+	assert verdict(held, 0) == ('passed', ())
+	assert verdict(held, 6) == ('failed', ('s.b',))
+	assert verdict(held, 4) == ('failed', ('s.a',))
+	unheld = boot(runner.RunOptions(arch='um'), 0)
+	assert unheld.verdict == 'failed' and 'a' in unheld.detail
+	cases = schemata.boot_all_tests(tmp_path, held, 0, 30,
+					tmp_path / 'all.log')
+	assert cases is not None
+	assert [(c.name, c.status) for c in cases] == [
+		('s.a', runner.Status.SKIP), ('s.b', runner.Status.PASS)]
+	assert cases[0].skip_reason == \
+		'fails on this kernel as its list says: by design'
