@@ -520,3 +520,23 @@ def test_a_run_is_held_to_the_ports_list() -> None:
 		'fails on this kernel as its list says: VM_EXEC (7.2)'
 	assert 'the port\'s list says it fails: VM_EXEC (7.2)' in held[1].log
 	assert runner.held_to_list(cases, []) == cases
+
+
+def test_kunit_pys_failure_is_the_lists_if_its_failures_are(
+		tmp_path: Path) -> None:
+	"""kunit.py exits 1 when a test fails: a run whose failures are all
+	the list's is ok once held to it; one with another failure, a crash
+	or an error is not."""
+	P, F, E = runner.Status.PASS, runner.Status.FAIL, runner.Status.ERROR
+	listed = [('s.a', 'by design')]
+
+	def held(*cases: Tuple[str, runner.Status], error: str = '') -> bool:
+		r = runner.RunResult(1, [runner.CaseResult(n, st) for n, st in cases],
+				     tmp_path, error=error)
+		runner._hold_to_list(r, listed)
+		return r.ok
+	assert held(('s.a', F), ('s.b', P))
+	assert not held(('s.a', F), ('s.b', F))
+	assert not held(('s.a', F), ('s.b', E))
+	assert not held(('s.a', F), ('s.b', P), error='kunit.py failed')
+	assert not held(('s.a', P), ('s.b', P))
