@@ -41,7 +41,7 @@ from mmkunit import trees
 from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED, MutantsRequest
 from mmkunit import runner
 from mmkunit.runner import RunOptions, RunResult, Status
-from mmkunit.session import HarnessError, Session
+from mmkunit.session import KERNEL_DIR, HarnessError, Session
 
 # Every pinned function must score at least this, in percent.
 THRESHOLD = 95
@@ -724,11 +724,18 @@ def _recheck(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 	     globs: Dict[str, str]) -> List[Scored]:
 	"""Runs the survivors again under each configuration of CHECKERS
 	the arch has, in turn, if the run was without one: a mutant that
-	fails there is killed, with the configuration in its detail."""
+	fails there is killed, with the configuration in its detail. On a
+	port, only under those it has files of its own for: its suites
+	need not run under the others (6.12's make no memcg of their own,
+	and MEMCG is in mglru's and distro's)."""
 	if s.build.config:
 		return scored
+	port = s.overlay.root.resolve().is_relative_to(
+		(KERNEL_DIR / 'compat').resolve())
 	for config in CHECKERS:
-		if s.config_file(f'{s.build.arch}-{config}.config').is_file():
+		name = f'{s.build.arch}-{config}.config'
+		if (s.overlay.root / 'kunit-configs' / name).is_file() if port \
+		   else s.config_file(name).is_file():
 			scored = _recheck_under(s, req, tree, scored, config,
 						sources, pinned, globs)
 	return scored

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import List
+from typing import List, Optional
 
 import pytest
 
@@ -481,3 +481,33 @@ def test_what_no_schema_holds_is_compiled_then_held_in_function_copies(
 		(1, O.KILLED), (2, O.UNVIABLE), (3, O.KILLED)]
 	assert out[1].diff
 	assert [m.line for m in rebuilt] == [4, 5]
+
+
+def test_a_port_rechecks_under_its_own_configurations_only(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	"""The survivors on a port of kernel/compat/ run again only under
+	the configurations the port has files of (6.12's suites make no
+	memcg, which mglru's and distro's have); elsewhere under each the
+	repository has."""
+	from mmkunit import request
+	from mmkunit.session import Session
+	O = gen.Outcome
+	rs = scored('f', O.SURVIVED)
+	seen: List[Optional[str]] = []
+
+	def under(s: Session, req: request.MutantsRequest, tree: object,
+		  sc: List[gen.Scored], config: str, *rest: object
+		  ) -> List[gen.Scored]:
+		seen.append(config)
+		return sc
+	monkeypatch.setattr(gen, '_recheck_under', under)
+	port = Session(request.Source(cache=tmp_path, tree='6.12'))
+	assert gen._recheck(port, request.MutantsRequest(), None, rs, {}, [],
+			    {}) == rs
+	assert seen == [c for c in gen.CHECKERS if (
+		port.overlay.root / 'kunit-configs' / f'um-{c}.config').is_file()]
+	assert seen == ['debug']
+	seen.clear()
+	gen._recheck(Session(request.Source(cache=tmp_path)),
+		     request.MutantsRequest(), None, rs, {}, [], {})
+	assert seen == list(gen.CHECKERS)
