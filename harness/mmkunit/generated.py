@@ -381,10 +381,7 @@ def _confirm_alone(s: Session, req: MutantsRequest,
 	print(f'mm-kunit: {len(survivors)} survivors of the schemata, each '
 	      'built alone')
 	killed: Dict[str, Scored] = {}
-	configs: List[Optional[str]] = [None]
-	if not s.build.config:
-		configs += [c for c in CHECKERS if s.config_file(
-			f'{s.build.arch}-{c}.config').is_file()]
+	configs: List[Optional[str]] = [None, *_checkers(s)]
 	for config in configs:
 		todo = [m for m in survivors if m.id not in killed]
 		if not todo:
@@ -722,23 +719,29 @@ def _recheck(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 	     scored: List[Scored], sources: Dict[str, bytes],
 	     pinned: Sequence[mutagen.Pinned],
 	     globs: Dict[str, str]) -> List[Scored]:
-	"""Runs the survivors again under each configuration of CHECKERS
-	the arch has, in turn, if the run was without one: a mutant that
-	fails there is killed, with the configuration in its detail. On a
-	port, only under those it has files of its own for: its suites
-	need not run under the others (6.12's make no memcg of their own,
-	and MEMCG is in mglru's and distro's)."""
+	"""Runs the survivors again under each configuration of _checkers(),
+	in turn: a mutant that fails there is killed, with the configuration
+	in its detail."""
+	for config in _checkers(s):
+		scored = _recheck_under(s, req, tree, scored, config, sources,
+					pinned, globs)
+	return scored
+
+
+def _checkers(s: Session) -> List[str]:
+	"""The configurations of CHECKERS that survivors run again under,
+	in turn, if the run was without one: those the arch has. On a port
+	of kernel/compat/, only those it has files of its own for: its
+	suites need not run under the others (6.12's make no memcg of their
+	own, and MEMCG is in mglru's and distro's)."""
 	if s.build.config:
-		return scored
+		return []
 	port = s.overlay.root.resolve().is_relative_to(
 		(KERNEL_DIR / 'compat').resolve())
-	for config in CHECKERS:
-		name = f'{s.build.arch}-{config}.config'
-		if (s.overlay.root / 'kunit-configs' / name).is_file() if port \
-		   else s.config_file(name).is_file():
-			scored = _recheck_under(s, req, tree, scored, config,
-						sources, pinned, globs)
-	return scored
+	names = {c: f'{s.build.arch}-{c}.config' for c in CHECKERS}
+	return [c for c, name in names.items()
+		if ((s.overlay.root / 'kunit-configs' / name).is_file() if port
+		    else s.config_file(name).is_file())]
 
 
 def _recheck_under(s: Session, req: MutantsRequest,

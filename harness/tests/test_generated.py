@@ -485,10 +485,11 @@ def test_what_no_schema_holds_is_compiled_then_held_in_function_copies(
 
 def test_a_port_rechecks_under_its_own_configurations_only(
 		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-	"""The survivors on a port of kernel/compat/ run again only under
-	the configurations the port has files of (6.12's suites make no
-	memcg, which mglru's and distro's have); elsewhere under each the
-	repository has."""
+	"""The survivors on a port of kernel/compat/ run again (after the
+	schemata, and each built alone) only under the configurations the
+	port has files of (6.12's suites make no memcg, which mglru's and
+	distro's have); elsewhere under each the repository has; with a
+	configuration given, under none."""
 	from mmkunit import request
 	from mmkunit.session import Session
 	O = gen.Outcome
@@ -504,10 +505,9 @@ def test_a_port_rechecks_under_its_own_configurations_only(
 	port = Session(request.Source(cache=tmp_path, tree='6.12'))
 	assert gen._recheck(port, request.MutantsRequest(), None, rs, {}, [],
 			    {}) == rs
-	assert seen == [c for c in gen.CHECKERS if (
-		port.overlay.root / 'kunit-configs' / f'um-{c}.config').is_file()]
-	assert seen == ['debug']
-	seen.clear()
-	gen._recheck(Session(request.Source(cache=tmp_path)),
-		     request.MutantsRequest(), None, rs, {}, [], {})
-	assert seen == list(gen.CHECKERS)
+	assert seen == gen._checkers(port) == ['debug']
+	assert not (port.overlay.root / 'kunit-configs/um-mglru.config').exists()
+	assert gen._checkers(Session(request.Source(cache=tmp_path))) == \
+		list(gen.CHECKERS)
+	assert gen._checkers(Session(request.Source(cache=tmp_path),
+				     request.Build(config='debug'))) == []
