@@ -242,10 +242,14 @@ class Overlay:
 
 	def failing_here(self) -> List[Tuple[str, str]]:
 		"""The tests the kernel fails with the whole series, by design or
-		for want of a later fix (the list's entries whose reason is not a
-		patch of the series), each with the reason."""
+		for want of a later fix, each with the reason: the list's entries
+		that no before-fix tree lacks (not the tests of a fix patch of
+		the series, nor those of a part of a change a revert takes out,
+		which the kernel has)."""
+		lacked = {w for t in self.before_fix_trees() for w in t.lacking}
 		return [(e.pattern, e.why) for e in self.expected()
-			if e.kind == Kind.FAILS and not e.why.endswith('.patch')]
+			if e.kind == Kind.FAILS and e.why not in lacked and
+			not e.why.endswith('.patch')]
 
 	def fixes(self) -> Dict[str, Tuple[str, ...]]:
 		"""The patches of the series that are fixes, in the order the

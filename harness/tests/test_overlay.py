@@ -452,3 +452,16 @@ def test_overlay_patch_may_edit_a_file_an_earlier_line_adds(
 	files = ov.stage(overlay, tree)
 	assert files['mm/tests/t.h'] == b'a = old;\n'
 	assert b'tests/t.h' in files['mm/foo.c']
+
+
+def test_what_the_kernels_fail_with_the_whole_series() -> None:
+	"""7.3 fails nothing with the series: its list names the parts of
+	the changes its reverts take out. 6.12 fails the rows of 7.3's
+	filemap suite it does otherwise, not the tests of its own P1 and P2
+	patches."""
+	assert ov.Overlay.load(REPO / 'kernel').failing_here() == []
+	port = ov.Overlay.load(REPO / 'kernel/compat/6.12')
+	why = {w for _, w in port.failing_here()}
+	assert why and not any(w.endswith('.patch') for w in why)
+	assert 'mm_filemap_mmap_miss.filemap_test_sync_readahead_large_folio' \
+		in {p for p, _ in port.failing_here()}
