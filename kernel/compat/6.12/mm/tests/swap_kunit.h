@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The swap device of the swap readahead KUnit tests on 6.12: defined in
- * mm/tests/swapfile_kunit.h, at the end of mm/swapfile.c, and used by
- * mm/tests/swap_state_kunit.h, at the end of mm/swap_state.c.
+ * The swap device of the swap readahead KUnit tests on 6.12 and 6.1:
+ * defined in mm/tests/swapfile_kunit.h, at the end of mm/swapfile.c (6.1's
+ * makes none), and used by mm/tests/swap_state_kunit.h, at the end of
+ * mm/swap_state.c.
  */
 #ifndef _MM_TESTS_SWAP_KUNIT_H
 #define _MM_TESTS_SWAP_KUNIT_H
