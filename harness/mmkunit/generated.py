@@ -688,11 +688,10 @@ def _options(s: Session, tree: trees.PreparedTree,
 	"""How a mutant's kernel is run: quietly, stopped after timeout, and
 	once (a crash kills the mutant; the tests after it need not run);
 	measured against the tests the kernel passes (failing_here)."""
-	opts = s.with_accel(s.run_options(), tree)
+	opts = s.with_accel(s.run_options(held_to_list=True), tree)
 	if timeout:
 		opts = dataclasses.replace(opts, timeout=timeout)
-	return dataclasses.replace(opts, quiet=True, rerun_after_crash=False,
-				   failing_here=s.overlay.failing_here())
+	return dataclasses.replace(opts, quiet=True, rerun_after_crash=False)
 
 
 def mutant_timeout(arch: str, baseline: RunResult) -> int:
@@ -738,10 +737,12 @@ def _checkers(s: Session) -> List[str]:
 		return []
 	port = s.overlay.root.resolve().is_relative_to(
 		(KERNEL_DIR / 'compat').resolve())
-	names = {c: f'{s.build.arch}-{c}.config' for c in CHECKERS}
-	return [c for c, name in names.items()
-		if ((s.overlay.root / 'kunit-configs' / name).is_file() if port
-		    else s.config_file(name).is_file())]
+
+	def file(name: str) -> Path:
+		return s.overlay.root / 'kunit-configs' / name if port \
+			else s.config_file(name)
+	return [c for c in CHECKERS
+		if file(f'{s.build.arch}-{c}.config').is_file()]
 
 
 def _recheck_under(s: Session, req: MutantsRequest,

@@ -232,9 +232,8 @@ def run_matrix(s: Session, req: MutantsRequest) -> int:
 	before_fix = s.overlay.before_fix_trees() if full else []
 	for bf in before_fix:
 		ov.stage(s.overlay.without(bf.without), tree.source, bf.extra)
-	opts = dataclasses.replace(s.with_accel(s.run_options(), tree),
-				   quiet=True,
-				   failing_here=s.overlay.failing_here())
+	opts = dataclasses.replace(
+		s.with_accel(s.run_options(held_to_list=True), tree), quiet=True)
 	started = time.monotonic()
 
 	def run(t: trees.PreparedTree, overlay: ov.Overlay,

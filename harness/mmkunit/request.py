@@ -80,7 +80,7 @@ class RunRequest:
 	repeat: int = 1
 	filter_glob: Optional[str] = None
 	# The tests the port's list says the kernel fails with the series
-	# count as passed if they fail, and failed if they pass (check's
+	# are reported skipped if they fail, and failed if they pass (check's
 	# run of a port: runner.held_to_list()).
 	held_to_list: bool = False
 

@@ -32,10 +32,7 @@ def run_suites(s: Session, in_place: bool = False,
 	with s.prepared(in_place) as (tree, src, written):
 		build = tree.build_dir(s.build_key)
 		results = s.results_dir(s.build.arch)
-		opts = s.with_accel(s.run_options(filter_glob), tree)
-		if held_to_list:
-			opts = dataclasses.replace(
-				opts, failing_here=s.overlay.failing_here())
+		opts = s.with_accel(s.run_options(filter_glob, held_to_list), tree)
 		if filter_glob:
 			# A few suites boot in a fraction of the time on one
 			# CPU (UML's SMP); a test that needs two runs again.

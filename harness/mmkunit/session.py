@@ -200,11 +200,13 @@ class Session:
 		own = self.overlay.root / 'kunit-configs' / name
 		return own if own.is_file() else KUNIT_CONFIGS / name
 
-	def run_options(self, filter_glob: Optional[str] = None
-			) -> runner.RunOptions:
+	def run_options(self, filter_glob: Optional[str] = None,
+			held_to_list: bool = False) -> runner.RunOptions:
 		"""kunit.py's options (options.run_options), with the arch's
 		kunitconfig and the configuration's, the port's own if it has
-		them; HarnessError for a configuration there is no file of."""
+		them; HarnessError for a configuration there is no file of. With
+		held_to_list, the tests the port's list says the kernel fails
+		with the series are held to it (RunOptions.failing_here)."""
 		b = self.build
 		configs = [self.config_file(f'{b.arch}.config')]
 		if b.config:
@@ -216,9 +218,13 @@ class Session:
 					f'no {extra.name} in {KUNIT_CONFIGS} (configs for '
 					f'{b.arch}: {", ".join(known) or "none"})')
 			configs.append(extra)
-		return options.run_options(
+		opts = options.run_options(
 			b, configs, self.config_file(f'{b.arch}.qemu_args'),
 			self.cache, self.env, filter_glob)
+		if held_to_list:
+			opts = dataclasses.replace(
+				opts, failing_here=self.overlay.failing_here())
+		return opts
 
 	def with_accel(self, opts: runner.RunOptions,
 		       tree: trees.PreparedTree) -> runner.RunOptions:

@@ -154,3 +154,12 @@ def test_additions_leave_the_original_session_as_it_was(
 	assert other.extra == [patch] and other.env == {'X': '1', 'Y': '2'}
 	assert other.build == s.build and other.sources is s.sources
 	assert s.extra == [] and s.env == {'X': '1'}
+
+
+def test_run_options_held_to_the_ports_list(tmp_path: Path) -> None:
+	"""run_options(held_to_list=True) carries the tests the port's list
+	says its kernel fails with the series; without it, none."""
+	port = session.Session(Source(cache=tmp_path, tree='6.12'))
+	held = port.run_options(held_to_list=True).failing_here
+	assert list(held) == port.overlay.failing_here() and held
+	assert not port.run_options().failing_here
