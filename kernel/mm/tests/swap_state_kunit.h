@@ -1808,52 +1808,76 @@ static bool swap_state_test_ra_read_io(struct swap_state_test_ra *ra, int i)
 }
 
 /*
- * A swap fault with VMA readahead. The window's reads through the
- * device's I/O are submitted together before swap_vma_readahead()
- * returns: reads of adjacent slots in one submission.
+ * Set up @ra's case and take its swap fault at MID, with the events it
+ * counts in @ev: the target is returned and left in the swap cache, and
+ * no block plug is left behind.
  */
-static void swap_state_test_vma_readahead(struct kunit *test)
+static void swap_state_test_ra_fault(struct kunit *test,
+				     struct swap_state_test_ra *ra,
+				     struct swap_state_test_events *ev)
 {
-	struct swap_state_test_ra ra = { .c = test->param_value };
-	unsigned long nr_ra = 0, nr_zero = 0, nr_io = 0, nr_submit = 0;
-	struct swap_state_test_events ev;
 	struct folio *target;
 	swp_entry_t entry;
-	int i;
 
-	swap_state_test_ra_setup(test, &ra);
+	swap_state_test_ra_setup(test, ra);
 
-	swap_state_test_events_before(test, &ev);
-	swap_state_test_free_slots(&ra, true);
-	entry = swap_state_test_ra_entry(&ra, SWAP_STATE_TEST_RA_BEFORE);
-	target = swap_state_test_swap_fault(ra.vma, entry);
-	swap_state_test_free_slots(&ra, false);
-	swap_state_test_events_since(test, &ev);
+	swap_state_test_events_before(test, ev);
+	swap_state_test_free_slots(ra, true);
+	entry = swap_state_test_ra_entry(ra, SWAP_STATE_TEST_RA_BEFORE);
+	target = swap_state_test_swap_fault(ra->vma, entry);
+	swap_state_test_free_slots(ra, false);
+	swap_state_test_events_since(test, ev);
 
-	/* No block plug is left behind. */
 	KUNIT_EXPECT_NULL(test, current->plug);
 	KUNIT_ASSERT_NOT_NULL(test, target);
 	folio_put(target);
 	KUNIT_EXPECT_PTR_EQ(test, target,
-			    swap_state_test_cached(ra.si[0], swp_offset(entry)));
+			    swap_state_test_cached(ra->si[0], swp_offset(entry)));
+}
+
+/*
+ * The window's reads through the device's I/O are submitted together
+ * before swap_vma_readahead() returns: reads of adjacent slots in one
+ * submission.
+ */
+static void swap_state_test_ra_check_events(struct kunit *test,
+					    struct swap_state_test_ra *ra,
+					    struct swap_state_test_events *ev)
+{
+	unsigned long nr_ra = 0, nr_zero = 0, nr_io = 0, nr_submit = 0;
+	int i;
+
 	for (i = 0; i < SWAP_STATE_TEST_RA_SPAN; i++) {
-		swap_state_test_ra_check_page(test, &ra, i);
-		nr_ra += ra.c->expected[i] == 'R';
-		if (!swap_state_test_ra_read(&ra, i))
+		nr_ra += ra->c->expected[i] == 'R';
+		if (!swap_state_test_ra_read(ra, i))
 			continue;
-		if (ra.c->ptes[i] != 'd') {
+		if (ra->c->ptes[i] != 'd') {
 			nr_zero++;
 			continue;
 		}
 		nr_io++;
 		/* A read of the slot before it goes in the same submission. */
-		if (!i || !swap_state_test_ra_read_io(&ra, i - 1))
+		if (!i || !swap_state_test_ra_read_io(ra, i - 1))
 			nr_submit++;
 	}
-	KUNIT_EXPECT_EQ(test, nr_ra, ev.swap_ra);
-	KUNIT_EXPECT_EQ(test, nr_zero, ev.swpin_zero);
-	KUNIT_EXPECT_EQ(test, nr_io, ev.pswpin);
-	KUNIT_EXPECT_EQ(test, nr_submit, ev.nrswpin);
+	KUNIT_EXPECT_EQ(test, nr_ra, ev->swap_ra);
+	KUNIT_EXPECT_EQ(test, nr_zero, ev->swpin_zero);
+	KUNIT_EXPECT_EQ(test, nr_io, ev->pswpin);
+	KUNIT_EXPECT_EQ(test, nr_submit, ev->nrswpin);
+}
+
+/* A swap fault with VMA readahead. */
+static void swap_state_test_vma_readahead(struct kunit *test)
+{
+	struct swap_state_test_ra ra = { .c = test->param_value };
+	struct swap_state_test_events ev;
+	int i;
+
+	swap_state_test_ra_fault(test, &ra, &ev);
+
+	for (i = 0; i < SWAP_STATE_TEST_RA_SPAN; i++)
+		swap_state_test_ra_check_page(test, &ra, i);
+	swap_state_test_ra_check_events(test, &ra, &ev);
 }
 
 #if IS_ENABLED(CONFIG_NUMA) && IS_ENABLED(CONFIG_TMPFS)

@@ -1,96 +1,178 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A swap device for the mm KUnit suites, with no I/O behind it.
+ * A swap device with no I/O behind it, for the swap readahead KUnit tests
+ * (mm/tests/swap_state_kunit.h), on 6.12.
+ *
+ * Part of the harness's 6.12 port (kernel/compat/6.12), never sent
+ * upstream: 7.3's device (7.3's mm/tests/swapfile_kunit.h) is built on the
+ * per-cluster swap table and on struct swap_ops, which 6.12 has neither
+ * of. This one gives the same device through the same calls
+ * (mm/tests/swap_kunit.h) the way 6.12 keeps a device: a swap_map count
+ * per slot, a zeromap, a swap address space per device.
  *
  * This file is included at the bottom of mm/swapfile.c, which keeps the
- * table of swap devices (swap_info[]) to itself.
+ * table of swap devices (swap_info[], swap_lock) to itself.
  *
- * mm_kunit_swapon() puts a device in the table for one swap type, as
- * swapon would, but leaves it out of every list that allocates swap, so
- * nothing but a test's own swap entries ever reach it. Each of its slots is
- * in use once (a swap count of 1, as if one PTE held it) and recorded as
- * a zero-filled page, so swap_read_folio() serves every read from the
- * zeromap and never submits I/O. A test may free a slot by zeroing its
- * swap_map count. mm_kunit_swapoff() takes the device out again; the test
- * must have emptied the swap cache of its entries first.
+ * swap_state_test_swapon() takes a free swap type, as swapon does, and
+ * gives it @nr_pages slots (at most SWAP_STATE_TEST_MAX_PAGES). Every slot
+ * is swapped out once (a swap count of 1, which stands for the swap PTE a
+ * test writes) and marked zero-filled in the zeromap, so swap_read_folio()
+ * serves the read of a slot as a zero-filled page and submits no I/O. A
+ * test may clear that mark: the slot is then read as a swap file's is,
+ * through its mapping's swap_rw(), from a backing store of zeros that
+ * completes each submission before it returns. The device is in no list
+ * that swap is allocated from (it is never SWP_WRITEOK), so nothing but a
+ * test's own swap entries ever reach it, and nothing is ever written to
+ * it. swap_state_test_swapoff() takes it down again as swapoff does; the
+ * test must have emptied the swap cache of its slots first.
  */
 
 #ifdef CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST
 
+#include <linux/anon_inodes.h>
 #include <linux/swap_cgroup.h>
+#include <linux/uio.h>
+#include <linux/zswap.h>
 
 #include "swap_kunit.h"
+#include "kunit_compat.h"
 
-struct swap_info_struct *mm_kunit_swapon(unsigned int type,
-					 unsigned int nr_pages)
+static atomic_long_t swap_state_test_nr_submissions;
+
+/* The submissions to every test device's backing store so far. */
+unsigned long swap_state_test_submissions(void)
+{
+	return atomic_long_read(&swap_state_test_nr_submissions);
+}
+
+/* The backing store: zeros, read at once; each call one submission. */
+static int swap_state_test_swap_rw(struct kiocb *iocb, struct iov_iter *iter)
+{
+	atomic_long_inc(&swap_state_test_nr_submissions);
+	return iov_iter_zero(iov_iter_count(iter), iter);
+}
+
+static const struct address_space_operations swap_state_test_aops = {
+	.swap_rw = swap_state_test_swap_rw,
+};
+
+static const struct file_operations swap_state_test_fops;
+
+struct swap_info_struct *swap_state_test_swapon(unsigned int nr_pages)
 {
 	struct swap_info_struct *si;
-	int err = -ENOMEM;
+	int err;
 
-	if (type >= MAX_SWAPFILES)
+	if (!nr_pages || nr_pages > SWAP_STATE_TEST_MAX_PAGES)
 		return ERR_PTR(-EINVAL);
-	if (READ_ONCE(swap_info[type]))
-		return ERR_PTR(-EBUSY);
 
-	si = kvzalloc(struct_size(si, avail_lists, nr_node_ids), GFP_KERNEL);
-	if (!si)
-		return ERR_PTR(-ENOMEM);
-	if (percpu_ref_init(&si->users, swap_users_ref_free,
-			    PERCPU_REF_INIT_DEAD, GFP_KERNEL))
+	/* A free type, its users dead until the device is ready. */
+	si = alloc_swap_info();
+	if (IS_ERR(si))
+		return si;
+	INIT_WORK(&si->discard_work, swap_discard_work);
+	INIT_WORK(&si->reclaim_work, swap_reclaim_work);
+
+	/* As setup_swap_extents() for a swap file: the I/O contexts' pool. */
+	err = sio_pool_init();
+	if (err)
 		goto free_si;
-	spin_lock_init(&si->lock);
-	spin_lock_init(&si->cont_lock);
-	init_completion(&si->comp);
-	si->type = type;
-	si->max = nr_pages;
-	si->pages = nr_pages;
+	si->swap_file = anon_inode_create_getfile("[swap_state_test]",
+						  &swap_state_test_fops, NULL,
+						  O_RDWR, NULL);
+	if (IS_ERR(si->swap_file)) {
+		err = PTR_ERR(si->swap_file);
+		si->swap_file = NULL;
+		goto free_si;
+	}
+	si->swap_file->f_mapping->a_ops = &swap_state_test_aops;
+
+	err = -ENOMEM;
 	si->swap_map = vmalloc(nr_pages);
 	si->zeromap = bitmap_zalloc(nr_pages, GFP_KERNEL);
 	if (!si->swap_map || !si->zeromap)
 		goto free_maps;
 	memset(si->swap_map, 1, nr_pages);
 	bitmap_fill(si->zeromap, nr_pages);
-	err = swap_cgroup_swapon(type, nr_pages);
+
+	/* As swapon: the swap accounting, the swap cache, zswap's tree. */
+	err = swap_cgroup_swapon(si->type, nr_pages);
 	if (err)
 		goto free_maps;
-	si->flags = SWP_USED | SWP_WRITEOK;
+	err = init_swap_address_space(si->type, nr_pages);
+	if (err)
+		goto free_cgroup;
+	err = zswap_swapon(si->type, nr_pages);
+	if (err)
+		goto free_space;
 
-	/* As swapon: the fields are set before users goes live. */
+	/* As enable_swap_info(): the fields are set before users goes live. */
 	spin_lock(&swap_lock);
-	percpu_ref_resurrect(&si->users);
-	/* Pairs with the READ_ONCE() of swp_swap_info(). */
-	smp_store_release(&swap_info[type], si);
+	spin_lock(&si->lock);
+	si->max = nr_pages;
+	si->pages = nr_pages;
+	si->inuse_pages = nr_pages;
+	si->flags |= SWP_SOLIDSTATE | SWP_FS_OPS;
+	spin_unlock(&si->lock);
 	spin_unlock(&swap_lock);
+	percpu_ref_resurrect(&si->users);
 	return si;
 
+free_space:
+	exit_swap_address_space(si->type);
+free_cgroup:
+	swap_cgroup_swapoff(si->type);
 free_maps:
 	bitmap_free(si->zeromap);
+	si->zeromap = NULL;
 	vfree(si->swap_map);
-	percpu_ref_exit(&si->users);
+	si->swap_map = NULL;
+	fput(si->swap_file);
+	si->swap_file = NULL;
 free_si:
-	kvfree(si);
+	spin_lock(&swap_lock);
+	si->flags = 0;
+	spin_unlock(&swap_lock);
 	return ERR_PTR(err);
 }
 
-void mm_kunit_swapoff(struct swap_info_struct *si)
+void swap_state_test_swapoff(struct swap_info_struct *si)
 {
-	unsigned int type = si->type;
+	unsigned long *zeromap;
+	unsigned char *swap_map;
+	struct file *swap_file;
 
 	/* As swapoff: no new users, wait for the ones there are. */
-	percpu_ref_kill(&si->users);
+	if (!percpu_ref_is_dying(&si->users))
+		percpu_ref_kill(&si->users);
 	synchronize_rcu();
 	wait_for_completion(&si->comp);
+	flush_work(&si->discard_work);
+	flush_work(&si->reclaim_work);
 
 	spin_lock(&swap_lock);
-	WRITE_ONCE(swap_info[type], NULL);
+	spin_lock(&si->lock);
+	swap_file = si->swap_file;
+	si->swap_file = NULL;
+	si->max = 0;
+	swap_map = si->swap_map;
+	si->swap_map = NULL;
+	zeromap = si->zeromap;
+	si->zeromap = NULL;
+	si->inuse_pages = 0;
+	spin_unlock(&si->lock);
 	spin_unlock(&swap_lock);
-	synchronize_rcu();
+	zswap_swapoff(si->type);
+	vfree(swap_map);
+	bitmap_free(zeromap);
+	swap_cgroup_swapoff(si->type);
+	exit_swap_address_space(si->type);
+	fput(swap_file);
 
-	swap_cgroup_swapoff(type);
-	bitmap_free(si->zeromap);
-	vfree(si->swap_map);
-	percpu_ref_exit(&si->users);
-	kvfree(si);
+	/* As swapoff, last: alloc_swap_info() may reuse the type now. */
+	spin_lock(&swap_lock);
+	si->flags = 0;
+	spin_unlock(&swap_lock);
 }
 
 #endif /* CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST */

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of what 6.12's swap readahead does otherwise than 7.3's, by
+ * design, where 7.3's rows of mm/tests/swap_state_kunit.h would leave a
+ * branch of 6.12's code unpinned:
+ *
+ *  - swap_vma_readahead() and swap_cluster_readahead() drain this CPU's
+ *    LRU batch after the window's reads: the folios read ahead are on the
+ *    LRU, held by the swap cache alone (7.3's VMA rows expect them still
+ *    in the batch and fail on 6.12: kernel/compat/6.12/expected);
+ *  - swap_cache_get_folio() looks the entry up and counts the hit in one:
+ *    a lookup that misses counts nothing;
+ *  - the target's swap-in waits for one of its slot that is under way
+ *    elsewhere (SWAP_HAS_CACHE, which 7.3 does not have).
+ *
+ * Part of the harness's 6.12 port only (kernel/compat/6.12), never sent
+ * upstream: included at the end of mm/tests/swap_state_kunit.h (the port's
+ * patch 0005b), whose objects and helpers it uses.
+ */
+
+#include <linux/kthread.h>
+
+/* The rows of swap_state_test_ra_cases, each folio read ahead drained. */
+static void swap_6_12_test_vma_readahead(struct kunit *test)
+{
+	struct swap_state_test_ra ra = { .c = test->param_value };
+	struct swap_state_test_events ev;
+	struct folio *folio;
+	int i;
+
+	swap_state_test_ra_fault(test, &ra, &ev);
+
+	for (i = 0; i < SWAP_STATE_TEST_RA_SPAN; i++) {
+		if (ra.c->expected[i] != 'R') {
+			swap_state_test_ra_check_page(test, &ra, i);
+			continue;
+		}
+		folio = swap_state_test_cached(swap_state_test_dev_of(&ra, i),
+					       SWAP_STATE_TEST_RA_SLOT(i));
+		KUNIT_ASSERT_NOT_NULL_MSG(test, folio, "page %d cached", i);
+		KUNIT_EXPECT_TRUE_MSG(test, folio_test_uptodate(folio),
+				      "page %d up to date", i);
+		KUNIT_EXPECT_FALSE_MSG(test, folio_test_locked(folio),
+				       "page %d locked", i);
+		KUNIT_EXPECT_TRUE_MSG(test, folio_test_readahead(folio),
+				      "page %d PG_readahead", i);
+		KUNIT_EXPECT_TRUE_MSG(test, folio_test_lru(folio),
+				      "page %d on the LRU", i);
+		KUNIT_EXPECT_EQ_MSG(test, 1, folio_ref_count(folio),
+				    "page %d references", i);
+	}
+	swap_state_test_ra_check_events(test, &ra, &ev);
+}
+
+/*
+ * The block swap_cluster_readahead() reads (the first cluster row's,
+ * 16-23 around 20) is on the LRU once it returns, each slot's folio held
+ * by the swap cache alone.
+ */
+static void swap_6_12_test_cluster_drained(struct kunit *test)
+{
+	const struct swap_state_test_cluster_case *c =
+		&swap_state_test_cluster_cases[0];
+	struct swap_info_struct *si;
+	struct vm_area_struct *vma;
+	struct folio *target, *folio;
+	unsigned long offset;
+
+	vma = swap_state_test_cluster_setup(test, c, &si);
+	target = swap_state_test_swap_fault(vma, swp_entry(si->type, c->target));
+	KUNIT_ASSERT_NOT_NULL(test, target);
+	folio_put(target);
+
+	for (offset = c->first; offset <= c->last; offset++) {
+		folio = swap_state_test_cached(si, offset);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, folio, "slot %lu cached", offset);
+		KUNIT_EXPECT_TRUE_MSG(test, folio_test_lru(folio),
+				      "slot %lu on the LRU", offset);
+		KUNIT_EXPECT_EQ_MSG(test, 1, folio_ref_count(folio),
+				    "slot %lu references", offset);
+	}
+}
+
+/*
+ * 6.12's swap_cache_get_folio() on a slot the swap cache does not hold
+ * finds none and counts no hit: the VMA's readahead info, the global hits
+ * and the SWAP_RA_HIT events stay as they were.
+ */
+static void swap_6_12_test_lookup_miss(struct kunit *test)
+{
+	struct swap_info_struct *si;
+	struct vm_area_struct *vma;
+	unsigned long events;
+	struct folio *found;
+	swp_entry_t entry;
+
+	swap_state_test_use_vma_readahead(test);
+	si = swap_state_test_swapon_dev(test, SWAP_STATE_TEST_SWAP_PAGES);
+	vma = swap_state_test_hits_vma(test, SWAP_STATE_TEST_INFO(2));
+	entry = swp_entry(si->type, 10);
+
+	events = mm_kunit_vm_event(test, SWAP_RA_HIT);
+	/* As do_swap_page() looks up, with the swap device held. */
+	KUNIT_ASSERT_PTR_EQ(test, si, get_swap_device(entry));
+	mmap_read_lock(vma->vm_mm);
+	found = (swap_cache_get_folio)(entry, vma, SWAP_STATE_TEST_FAULT);
+	mmap_read_unlock(vma->vm_mm);
+	put_swap_device(si);
+	events = mm_kunit_vm_event(test, SWAP_RA_HIT) - events;
+	if (found)
+		folio_put(found);
+
+	KUNIT_EXPECT_NULL(test, found);
+	KUNIT_EXPECT_EQ(test, SWAP_STATE_TEST_INFO(2),
+			atomic_long_read(&vma->swap_readahead_info));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&swapin_readahead_hits));
+	KUNIT_EXPECT_EQ(test, 0UL, events);
+}
+
+/*
+ * Another swap-in of the target's slot, which took SWAP_HAS_CACHE before
+ * the fault got there and gives it up (say its memcg charge failed) once
+ * the fault waits for it: in schedule_timeout_uninterruptible(), the only
+ * place the fault sleeps.
+ */
+struct swap_6_12_test_racer {
+	struct task_struct *fault;	/* the task that faults */
+	struct swap_info_struct *si;
+	swp_entry_t entry;
+	bool released;
+};
+
+static int swap_6_12_test_racer_fn(void *data)
+{
+	struct swap_6_12_test_racer *r = data;
+
+	while (!kthread_should_stop()) {
+		if (!r->released &&
+		    READ_ONCE(r->fault->__state) == TASK_UNINTERRUPTIBLE) {
+			swapcache_clear(r->si, r->entry, 1);
+			WRITE_ONCE(r->released, true);
+		}
+		schedule_timeout_interruptible(1);
+	}
+	return 0;
+}
+
+/*
+ * The fault must wait for a swap-in of its own slot that is under way
+ * elsewhere, not give up: a NULL return would fail the fault. The window
+ * is one page (no hits, the last fault far away): the target alone.
+ */
+static void swap_6_12_test_waits_for_target_swapin(struct kunit *test)
+{
+	struct swap_6_12_test_racer racer = { .fault = current };
+	unsigned long addr = swap_state_test_addr(SWAP_STATE_TEST_MID);
+	struct task_struct *thread;
+	struct vm_area_struct *vma;
+	struct folio *target;
+
+	swap_state_test_use_vma_readahead(test);
+	mm_kunit_set_knob(test, page_cluster, 3);
+	racer.si = swap_state_test_swapon_dev(test, SWAP_STATE_TEST_SWAP_PAGES);
+	racer.entry = swp_entry(racer.si->type, 20);
+	vma = swap_state_test_hits_vma(test,
+			SWAP_RA_VAL(swap_state_test_addr(SWAP_STATE_TEST_MID + 50),
+				    0UL, 0UL));
+	swap_state_test_hold_ptes(test, vma->vm_mm);
+	inc_mm_counter(vma->vm_mm, MM_SWAPENTS);
+	KUNIT_ASSERT_TRUE(test, mm_kunit_set_pte(vma->vm_mm, addr,
+						 softleaf_to_pte(racer.entry)));
+	KUNIT_ASSERT_EQ(test, 0, swapcache_prepare(racer.entry, 1));
+	thread = kthread_run(swap_6_12_test_racer_fn, &racer, "swap_6_12_racer");
+	if (IS_ERR(thread))
+		swapcache_clear(racer.si, racer.entry, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(thread));
+
+	target = swap_state_test_swap_fault(vma, racer.entry);
+	kthread_stop(thread);
+	if (!racer.released)
+		swapcache_clear(racer.si, racer.entry, 1);
+
+	KUNIT_EXPECT_TRUE(test, racer.released);
+	KUNIT_ASSERT_NOT_NULL(test, target);
+	folio_put(target);
+	KUNIT_EXPECT_PTR_EQ(test, target, swap_state_test_cached(racer.si, 20));
+	KUNIT_EXPECT_TRUE(test, folio_test_uptodate(target));
+	KUNIT_EXPECT_FALSE(test, folio_test_locked(target));
+}
+
+static struct kunit_case swap_6_12_test_cases[] = {
+	KUNIT_CASE_PARAM(swap_6_12_test_vma_readahead,
+			 swap_state_test_ra_gen_params),
+	KUNIT_CASE(swap_6_12_test_cluster_drained),
+	KUNIT_CASE(swap_6_12_test_lookup_miss),
+	KUNIT_CASE(swap_6_12_test_waits_for_target_swapin),
+	{}
+};
+
+static struct kunit_suite swap_6_12_test_suite = {
+	.name = "mm_swap_6_12",
+	.test_cases = swap_6_12_test_cases,
+};
+
+kunit_test_suite(swap_6_12_test_suite);
