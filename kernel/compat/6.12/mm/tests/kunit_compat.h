@@ -49,7 +49,7 @@ struct swap_io_ctx {
 };
 
 #define read_swap_cache_async(ctx, entry, gfp, vma, addr)		\
-	(read_swap_cache_async)(entry, gfp, vma, addr, &(ctx)->plug)
+	((read_swap_cache_async)(entry, gfp, vma, addr, &(ctx)->plug))
 
 static inline void swap_read_submit(struct swap_io_ctx *ctx)
 {

@@ -154,6 +154,7 @@ static void swap_6_12_test_waits_for_target_swapin(struct kunit *test)
 {
 	struct swap_6_12_test_racer racer = { .fault = current };
 	unsigned long addr = swap_state_test_addr(SWAP_STATE_TEST_MID);
+	unsigned long far = swap_state_test_addr(SWAP_STATE_TEST_MID + 50);
 	struct task_struct *thread;
 	struct vm_area_struct *vma;
 	struct folio *target;
@@ -162,9 +163,7 @@ static void swap_6_12_test_waits_for_target_swapin(struct kunit *test)
 	mm_kunit_set_knob(test, page_cluster, 3);
 	racer.si = swap_state_test_swapon_dev(test, SWAP_STATE_TEST_SWAP_PAGES);
 	racer.entry = swp_entry(racer.si->type, 20);
-	vma = swap_state_test_hits_vma(test,
-			SWAP_RA_VAL(swap_state_test_addr(SWAP_STATE_TEST_MID + 50),
-				    0UL, 0UL));
+	vma = swap_state_test_hits_vma(test, SWAP_RA_VAL(far, 0UL, 0UL));
 	swap_state_test_hold_ptes(test, vma->vm_mm);
 	inc_mm_counter(vma->vm_mm, MM_SWAPENTS);
 	KUNIT_ASSERT_TRUE(test, mm_kunit_set_pte(vma->vm_mm, addr,

@@ -4,11 +4,11 @@
  * (mm/tests/swap_state_kunit.h), on 6.12.
  *
  * Part of the harness's 6.12 port (kernel/compat/6.12), never sent
- * upstream: 7.3's device (7.3's mm/tests/swapfile_kunit.h) is built on the
- * per-cluster swap table and on struct swap_ops, which 6.12 has neither
- * of. This one gives the same device through the same calls
- * (mm/tests/swap_kunit.h) the way 6.12 keeps a device: a swap_map count
- * per slot, a zeromap, a swap address space per device.
+ * upstream: 7.3's device (this file in 7.3) is built on the per-cluster
+ * swap table and on struct swap_ops, which 6.12 has neither of. This one
+ * gives the same device through the same calls (mm/tests/swap_kunit.h)
+ * the way 6.12 keeps a device: a swap_map count per slot, a zeromap, a
+ * swap address space per device.
  *
  * This file is included at the bottom of mm/swapfile.c, which keeps the
  * table of swap devices (swap_info[], swap_lock) to itself.
