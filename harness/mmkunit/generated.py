@@ -412,8 +412,9 @@ def _confirm_alone(s: Session, req: MutantsRequest,
 def _globs(pinned: Sequence[mutagen.Pinned]) -> Dict[str, str]:
 	"""The suites a mutant is run with, by its file: those pinned to
 	the file's functions (a KUnit filter glob)."""
-	return {path: schemata.suites_glob([p.suite for p in pinned
-					    if p.path == path])
+	return {path: schemata.suites_glob([suite for p in pinned
+					    if p.path == path
+					    for suite in p.suites])
 		for path in {p.path for p in pinned}}
 
 

@@ -50,8 +50,9 @@ class PinnedError(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class Pinned:
-	"""A function a suite is responsible for."""
-	suite: str
+	"""A function the suites are responsible for: the suite written for
+	it, and any a port adds where that kernel does otherwise."""
+	suites: Tuple[str, ...]
 	path: str  # in the kernel tree, e.g. mm/filemap.c
 	function: str
 	# The arches its paths run on (x86_64 for large folios, say); none:
@@ -60,14 +61,16 @@ class Pinned:
 
 
 def parse_pinned(text: str, where: str = 'pinned') -> List[Pinned]:
-	"""SUITE | FILE | FUNCTION [| ARCH ...], one per line, '#' comments."""
+	"""SUITE... | FILE | FUNCTION [| ARCH ...], one per line, '#'
+	comments."""
 	out: List[Pinned] = []
 	for at, raw, parts in listfile.entries(text, where):
 		if len(parts) not in (3, 4) or not all(parts[:3]):
-			raise PinnedError(f'{at}: want "SUITE | FILE | '
+			raise PinnedError(f'{at}: want "SUITE... | FILE | '
 					  f'FUNCTION [| ARCH ...]", got: {raw}')
 		arches = tuple(parts[3].split()) if len(parts) == 4 else ()
-		out.append(Pinned(parts[0], parts[1], parts[2], arches))
+		out.append(Pinned(tuple(parts[0].split()), parts[1], parts[2],
+				  arches))
 	return out
 
 

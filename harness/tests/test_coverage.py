@@ -53,8 +53,8 @@ def test_parse_info_adds_up_records() -> None:
 
 
 def test_rows_count_only_the_pinned_function() -> None:
-	pinned = [mutagen.Pinned('s', 'mm/x.c', 'pinned'),
-		  mutagen.Pinned('s', 'mm/x.c', 'pinned', ('x86_64',))]
+	pinned = [mutagen.Pinned(('s',), 'mm/x.c', 'pinned'),
+		  mutagen.Pinned(('s',), 'mm/x.c', 'pinned', ('x86_64',))]
 	data = coverage.parse_info(INFO)
 	row, elsewhere = coverage.rows(pinned, data, {'mm/x.c': SOURCE}, 'um')
 	assert (row.lines, row.lines_hit) == (3, 3)

@@ -320,7 +320,7 @@ def test_select_narrows_to_the_operators_then_samples(tmp_path: Path) -> None:
 		'int f(int a, int b)\n{\n\ta = min(a, b);\n\tb++;\n'
 		'\treturn a < b;\n}\n')
 	tree = types.SimpleNamespace(src=tmp_path)
-	pinned = [mutagen.Pinned('s', 'mm/x.c', 'f')]
+	pinned = [mutagen.Pinned(('s',), 'mm/x.c', 'f')]
 
 	def select(**kw: object) -> list:
 		found, sources = gen.select(
@@ -511,3 +511,12 @@ def test_a_port_rechecks_under_its_own_configurations_only(
 		list(gen.CHECKERS)
 	assert gen._checkers(Session(request.Source(cache=tmp_path),
 				     request.Build(config='debug'))) == []
+
+
+def test_a_port_suite_runs_with_the_mutants_of_the_functions_it_pins() -> None:
+	"""A mutant of a file runs with every suite pinned to one of the
+	file's functions: the 7.3 suite's and the port's own."""
+	pinned = mutagen.parse_pinned('a_swap | mm/s.c | f\n'
+				      'a_swap a_swap_6_12 | mm/s.c | g\n'
+				      'b | mm/t.c | h\n')
+	assert gen._globs(pinned) == {'mm/s.c': 'a_swap*', 'mm/t.c': 'b'}

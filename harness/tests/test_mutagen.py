@@ -373,9 +373,10 @@ def test_of_operators_and_every_operator_is_named() -> None:
 
 
 def test_parse_pinned() -> None:
-	pinned = mutagen.parse_pinned('# c\ns | mm/a.c | f\ns | mm/a.c | g | x86_64\n')
-	assert pinned == [mutagen.Pinned('s', 'mm/a.c', 'f'),
-			  mutagen.Pinned('s', 'mm/a.c', 'g', ('x86_64',))]
+	pinned = mutagen.parse_pinned('# c\ns | mm/a.c | f\n'
+				      's t | mm/a.c | g | x86_64\n')
+	assert pinned == [mutagen.Pinned(('s',), 'mm/a.c', 'f'),
+			  mutagen.Pinned(('s', 't'), 'mm/a.c', 'g', ('x86_64',))]
 	with pytest.raises(mutagen.PinnedError, match='x:1: want'):
 		mutagen.parse_pinned('s | f\n', 'x')
 
@@ -400,7 +401,7 @@ def test_docs_show_the_pinned_list() -> None:
 	rows: List[str] = []
 	for p in pinned:
 		fn = f'`{p.function}()`' + (f' ({" ".join(p.arches)})' if p.arches else '')
-		head = f'| `{p.suite}` | {p.path} | '
+		head = f'| `{" ".join(p.suites)}` | {p.path} | '
 		if rows and rows[-1].startswith(head):
 			rows[-1] = rows[-1][:-2] + f', {fn} |'
 		else:
