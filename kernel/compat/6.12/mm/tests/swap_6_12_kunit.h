@@ -9,7 +9,9 @@
  *    LRU, held by the swap cache alone (7.3's VMA rows expect them still
  *    in the batch and fail on 6.12: kernel/compat/6.12/expected);
  *  - swap_cache_get_folio() looks the entry up and counts the hit in one:
- *    a lookup that misses counts nothing;
+ *    it returns the folio found, and a lookup that misses counts nothing;
+ *  - the entry of swap type 0 and offset 0 is no swap entry: the cluster
+ *    read's skip of slot 0 shows on a second swap type only;
  *  - the target's swap-in waits for one of its slot that is under way
  *    elsewhere (SWAP_HAS_CACHE, which 7.3 does not have).
  *
@@ -82,6 +84,87 @@ static void swap_6_12_test_cluster_drained(struct kunit *test)
 }
 
 /*
+ * The cluster row of slot 0's block (1-7 around 2) on the second swap
+ * type: 6.12 takes the entry of type 0 and offset 0 for no entry at all
+ * (get_swap_device() refuses it), so on the first type slot 0 is never
+ * read, whatever swap_cluster_readahead() asks; on another type only its
+ * own skip of the swap header keeps it out.
+ */
+static void swap_6_12_test_cluster_header(struct kunit *test)
+{
+	const struct swap_state_test_cluster_case *c =
+		&swap_state_test_cluster_cases[3];
+	struct swap_info_struct *si;
+	struct vm_area_struct *vma;
+	struct folio *target;
+	unsigned long offset;
+
+	/* The first type, for the case's device to take the second. */
+	swap_state_test_swapon_dev(test, 1);
+	vma = swap_state_test_cluster_setup(test, c, &si);
+	KUNIT_ASSERT_NE(test, 0, si->type);
+	KUNIT_ASSERT_EQ(test, 0, c->first - 1);
+
+	target = swap_state_test_swap_fault(vma, swp_entry(si->type, c->target));
+	KUNIT_ASSERT_NOT_NULL(test, target);
+	folio_put(target);
+	for (offset = 0; offset < SWAP_STATE_TEST_SWAP_PAGES; offset++)
+		swap_state_test_check_cluster_slot(test, c, si, offset);
+}
+
+/*
+ * 6.12's swap_cache_get_folio() of @entry at the test fault address, as
+ * do_swap_page() looks up, with the swap device held.
+ */
+static struct folio *swap_6_12_test_lookup(struct kunit *test,
+					   swp_entry_t entry,
+					   struct vm_area_struct *vma)
+{
+	struct swap_info_struct *si = get_swap_device(entry);
+	struct folio *found;
+
+	KUNIT_ASSERT_NOT_NULL(test, si);
+	mmap_read_lock(vma->vm_mm);
+	found = (swap_cache_get_folio)(entry, vma, SWAP_STATE_TEST_FAULT);
+	mmap_read_unlock(vma->vm_mm);
+	put_swap_device(si);
+	return found;
+}
+
+/*
+ * The lookup returns the folio the swap cache holds for the entry, with a
+ * reference taken: a large folio, for the entry of any of its pages, too.
+ */
+static void swap_6_12_test_lookup_hit(struct kunit *test)
+{
+	struct folio *small, *large, *found;
+	struct vm_area_struct *vma;
+	int refs;
+
+	swap_state_test_use_vma_readahead(test);
+	small = swap_state_test_folio(test, 0, false);
+	large = swap_state_test_folio(test, 2, false);
+	vma = swap_state_test_hits_vma(test, SWAP_STATE_TEST_INFO(2));
+
+	refs = folio_ref_count(small);
+	found = swap_6_12_test_lookup(test, small->swap, vma);
+	KUNIT_EXPECT_PTR_EQ(test, small, found);
+	KUNIT_EXPECT_EQ(test, refs + 1, folio_ref_count(small));
+	if (found)
+		folio_put(found);
+
+	refs = folio_ref_count(large);
+	found = swap_6_12_test_lookup(test,
+				      swp_entry(swp_type(large->swap),
+						swp_offset(large->swap) + 1),
+				      vma);
+	KUNIT_EXPECT_PTR_EQ(test, large, found);
+	KUNIT_EXPECT_EQ(test, refs + 1, folio_ref_count(large));
+	if (found)
+		folio_put(found);
+}
+
+/*
  * 6.12's swap_cache_get_folio() on a slot the swap cache does not hold
  * finds none and counts no hit: the VMA's readahead info, the global hits
  * and the SWAP_RA_HIT events stay as they were.
@@ -92,20 +175,13 @@ static void swap_6_12_test_lookup_miss(struct kunit *test)
 	struct vm_area_struct *vma;
 	unsigned long events;
 	struct folio *found;
-	swp_entry_t entry;
 
 	swap_state_test_use_vma_readahead(test);
 	si = swap_state_test_swapon_dev(test, SWAP_STATE_TEST_SWAP_PAGES);
 	vma = swap_state_test_hits_vma(test, SWAP_STATE_TEST_INFO(2));
-	entry = swp_entry(si->type, 10);
 
 	events = mm_kunit_vm_event(test, SWAP_RA_HIT);
-	/* As do_swap_page() looks up, with the swap device held. */
-	KUNIT_ASSERT_PTR_EQ(test, si, get_swap_device(entry));
-	mmap_read_lock(vma->vm_mm);
-	found = (swap_cache_get_folio)(entry, vma, SWAP_STATE_TEST_FAULT);
-	mmap_read_unlock(vma->vm_mm);
-	put_swap_device(si);
+	found = swap_6_12_test_lookup(test, swp_entry(si->type, 10), vma);
 	events = mm_kunit_vm_event(test, SWAP_RA_HIT) - events;
 	if (found)
 		folio_put(found);
@@ -145,13 +221,29 @@ static int swap_6_12_test_racer_fn(void *data)
 	return 0;
 }
 
+struct swap_6_12_test_wait_case {
+	const char *desc;
+	bool vma_ra;		/* else swap_cluster_readahead() */
+};
+
+/*
+ * Both paths read the target alone here: a VMA window of one page (no
+ * hits, the last fault far away), page_cluster 0 on the cluster path.
+ */
+static const struct swap_6_12_test_wait_case swap_6_12_test_wait_cases[] = {
+	{ .desc = "VMA readahead, a 1-page window", .vma_ra = true },
+	{ .desc = "cluster readahead, page_cluster 0", .vma_ra = false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(swap_6_12_test_wait, swap_6_12_test_wait_cases, desc);
+
 /*
  * The fault must wait for a swap-in of its own slot that is under way
- * elsewhere, not give up: a NULL return would fail the fault. The window
- * is one page (no hits, the last fault far away): the target alone.
+ * elsewhere, not give up: a NULL return would fail the fault.
  */
 static void swap_6_12_test_waits_for_target_swapin(struct kunit *test)
 {
+	const struct swap_6_12_test_wait_case *c = test->param_value;
 	struct swap_6_12_test_racer racer = { .fault = current };
 	unsigned long addr = swap_state_test_addr(SWAP_STATE_TEST_MID);
 	unsigned long far = swap_state_test_addr(SWAP_STATE_TEST_MID + 50);
@@ -160,7 +252,9 @@ static void swap_6_12_test_waits_for_target_swapin(struct kunit *test)
 	struct folio *target;
 
 	swap_state_test_use_vma_readahead(test);
-	mm_kunit_set_knob(test, page_cluster, 3);
+	if (!c->vma_ra)
+		mm_kunit_set_knob(test, enable_vma_readahead, false);
+	mm_kunit_set_knob(test, page_cluster, c->vma_ra ? 3 : 0);
 	racer.si = swap_state_test_swapon_dev(test, SWAP_STATE_TEST_SWAP_PAGES);
 	racer.entry = swp_entry(racer.si->type, 20);
 	vma = swap_state_test_hits_vma(test, SWAP_RA_VAL(far, 0UL, 0UL));
@@ -191,8 +285,11 @@ static struct kunit_case swap_6_12_test_cases[] = {
 	KUNIT_CASE_PARAM(swap_6_12_test_vma_readahead,
 			 swap_state_test_ra_gen_params),
 	KUNIT_CASE(swap_6_12_test_cluster_drained),
+	KUNIT_CASE(swap_6_12_test_cluster_header),
+	KUNIT_CASE(swap_6_12_test_lookup_hit),
 	KUNIT_CASE(swap_6_12_test_lookup_miss),
-	KUNIT_CASE(swap_6_12_test_waits_for_target_swapin),
+	KUNIT_CASE_PARAM(swap_6_12_test_waits_for_target_swapin,
+			 swap_6_12_test_wait_gen_params),
 	{}
 };
 
