@@ -12,6 +12,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/swap.h>
 #include <linux/vmstat.h>
 
 struct mm_kunit_knob {
@@ -52,6 +53,19 @@ static inline void __mm_kunit_set_knob(struct kunit *test, void *addr,
 		__mm_kunit_set_knob((test), &(knob), &__mm_kunit_val,	\
 				    sizeof(knob));			\
 	} while (0)
+
+/*
+ * Pretend there is @pages of free swap space, until the test ends. A KUnit
+ * boot has no swap device, so anon reclaim would never be considered.
+ */
+static inline void mm_kunit_set_swap(struct kunit *test, long pages)
+{
+	if (total_swap_pages || atomic_long_read(&nr_swap_pages))
+		kunit_skip(test, "a swap device is active");
+	mm_kunit_set_knob(test, nr_swap_pages,
+			  (atomic_long_t)ATOMIC_LONG_INIT(pages));
+	mm_kunit_set_knob(test, total_swap_pages, pages);
+}
 
 /*
  * The PMD entry covering @addr, with a PTE table under it if @pte_table,

@@ -1793,19 +1793,6 @@ static void vmscan_test_pressure_balance(struct kunit *test)
  * mm_vmscan_scan_balance: get_scan_count()
  */
 
-/*
- * Pretend there is @pages of free swap space, until the test ends. A KUnit
- * boot has no swap device, so anon reclaim would never be considered.
- */
-static void vmscan_test_set_swap(struct kunit *test, long pages)
-{
-	if (total_swap_pages || atomic_long_read(&nr_swap_pages))
-		kunit_skip(test, "a swap device is active");
-	mm_kunit_set_knob(test, nr_swap_pages,
-			  (atomic_long_t)ATOMIC_LONG_INIT(pages));
-	mm_kunit_set_knob(test, total_swap_pages, pages);
-}
-
 enum vmscan_test_scan {
 	VMSCAN_TEST_SCAN_NONE,
 	VMSCAN_TEST_SCAN_EQUAL,
@@ -2305,7 +2292,7 @@ static void vmscan_test_get_scan_count(struct kunit *test)
 		kunit_skip(test, "no memory controller");
 	if (c->not_proactive)
 		mm_kunit_set_knob(test, vm_swappiness, c->swappiness);
-	vmscan_test_set_swap(test, c->swap ? SZ_1G >> PAGE_SHIFT : 0);
+	mm_kunit_set_swap(test, c->swap ? SZ_1G >> PAGE_SHIFT : 0);
 	if (!mem_cgroup_disabled())
 		memcg = mm_kunit_memcg_create(test);
 	vmscan_test_list_folios(test, folios, vmscan_test_list_orders, memcg);

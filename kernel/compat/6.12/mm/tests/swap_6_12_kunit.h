@@ -10,6 +10,8 @@
  *    in the batch and fail on 6.12: kernel/compat/6.12/expected);
  *  - swap_cache_get_folio() looks the entry up and counts the hit in one:
  *    it returns the folio found, and a lookup that misses counts nothing;
+ *  - the cluster read skips the slots it finds cached or freed (7.3's
+ *    cluster rows have neither);
  *  - the entry of swap type 0 and offset 0 is no swap entry: the cluster
  *    read's skip of slot 0 shows on a second swap type only;
  *  - the target's swap-in waits for one of its slot that is under way
@@ -81,6 +83,59 @@ static void swap_6_12_test_cluster_drained(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, 1, folio_ref_count(folio),
 				    "slot %lu references", offset);
 	}
+}
+
+/*
+ * The cluster read skips a slot the swap cache already holds (its folio
+ * left as it was, not PG_readahead nor counted as SWAP_RA) and a slot
+ * freed since the fault read its PTE (nothing read there), and reads the
+ * rest of the block (the first cluster row's, 16-23 around 20).
+ */
+static void swap_6_12_test_cluster_skips(struct kunit *test)
+{
+	const struct swap_state_test_cluster_case *c =
+		&swap_state_test_cluster_cases[0];
+	unsigned long cached_slot = 17, freed_slot = 22, offset;
+	struct folio *cached, *target, *folio;
+	struct swap_state_test_events ev;
+	struct swap_info_struct *si;
+	struct vm_area_struct *vma;
+	unsigned char count;
+
+	vma = swap_state_test_cluster_setup(test, c, &si);
+	cached = swap_state_test_read(test, si, cached_slot, vma,
+				      swap_state_test_addr(SWAP_STATE_TEST_MID));
+
+	swap_state_test_events_before(test, &ev);
+	/* A device without clusters locks its swap_map so. */
+	spin_lock(&si->lock);
+	count = si->swap_map[freed_slot];
+	si->swap_map[freed_slot] = 0;
+	spin_unlock(&si->lock);
+	target = swap_state_test_swap_fault(vma, swp_entry(si->type, c->target));
+	spin_lock(&si->lock);
+	si->swap_map[freed_slot] = count;
+	spin_unlock(&si->lock);
+	swap_state_test_events_since(test, &ev);
+
+	KUNIT_ASSERT_NOT_NULL(test, target);
+	folio_put(target);
+	KUNIT_EXPECT_PTR_EQ(test, cached, swap_state_test_cached(si, cached_slot));
+	for (offset = c->first; offset <= c->last; offset++) {
+		folio = swap_state_test_cached(si, offset);
+		if (offset == freed_slot) {
+			KUNIT_EXPECT_NULL_MSG(test, folio, "slot %lu cached",
+					      offset);
+			continue;
+		}
+		KUNIT_ASSERT_NOT_NULL_MSG(test, folio, "slot %lu cached", offset);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    offset != c->target && offset != cached_slot,
+				    folio_test_readahead(folio),
+				    "slot %lu PG_readahead", offset);
+	}
+	/* The block less the target, the cached slot and the freed one. */
+	KUNIT_EXPECT_EQ(test, c->last - c->first + 1 - 3, ev.swap_ra);
 }
 
 /*
@@ -285,6 +340,7 @@ static struct kunit_case swap_6_12_test_cases[] = {
 	KUNIT_CASE_PARAM(swap_6_12_test_vma_readahead,
 			 swap_state_test_ra_gen_params),
 	KUNIT_CASE(swap_6_12_test_cluster_drained),
+	KUNIT_CASE(swap_6_12_test_cluster_skips),
 	KUNIT_CASE(swap_6_12_test_cluster_header),
 	KUNIT_CASE(swap_6_12_test_lookup_hit),
 	KUNIT_CASE(swap_6_12_test_lookup_miss),

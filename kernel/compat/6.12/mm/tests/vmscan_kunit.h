@@ -815,19 +815,6 @@ static struct kunit_suite vt_mglru_suite = {
  * mm_vmscan_scan_balance: classic LRU, anon scanning when file refaults
  */
 
-/*
- * Pretend there is @pages of free swap space, until the test ends. A KUnit
- * boot has no swap device, so anon reclaim would never be considered.
- */
-static void vt_set_swap(struct kunit *test, long pages)
-{
-	if (total_swap_pages || atomic_long_read(&nr_swap_pages))
-		kunit_skip(test, "a swap device is active");
-	mm_kunit_set_knob(test, nr_swap_pages,
-			  (atomic_long_t)ATOMIC_LONG_INIT(pages));
-	mm_kunit_set_knob(test, total_swap_pages, pages);
-}
-
 struct vt_stat_shift {
 	atomic_long_t *counter;
 	long delta;
@@ -1273,7 +1260,7 @@ static void get_scan_count_test(struct kunit *test)
 	unsigned long nr[NR_LRU_LISTS] = {};
 	enum lru_list lru;
 
-	vt_set_swap(test, c->no_swap ? 0 : VT_LOTS);
+	mm_kunit_set_swap(test, c->no_swap ? 0 : VT_LOTS);
 	mm_kunit_set_knob(test, vm_swappiness, c->swappiness);
 	vt_set_lists(test, &node, c->lists ?: vt_count_lists);
 
@@ -1344,7 +1331,7 @@ static void prepare_scan_control_test(struct kunit *test)
 	unsigned long nr[NR_LRU_LISTS] = {};
 
 	vt_switch_lru_gen(test, false);
-	vt_set_swap(test, c->no_swap ? 0 : VT_LOTS);
+	mm_kunit_set_swap(test, c->no_swap ? 0 : VT_LOTS);
 	mm_kunit_set_knob(test, vm_swappiness, c->swappiness);
 	vt_set_lists(test, &node, lists);
 	lruvec->anon_cost = 1;
