@@ -39,23 +39,7 @@ static inline bool pte_is_marker(pte_t pte)
 #include <linux/pagemap.h>
 #include <linux/swapops.h>
 
-/*
- * 7.3 gathers swap reads in a struct swap_io_ctx and submits them with
- * swap_read_submit(); 6.12 plugs them in a struct swap_iocb and submits
- * them with swap_read_unplug().
- */
-struct swap_io_ctx {
-	struct swap_iocb *plug;
-};
-
-#define read_swap_cache_async(ctx, entry, gfp, vma, addr)		\
-	((read_swap_cache_async)(entry, gfp, vma, addr, &(ctx)->plug))
-
-static inline void swap_read_submit(struct swap_io_ctx *ctx)
-{
-	swap_read_unplug(ctx->plug);
-	ctx->plug = NULL;
-}
+#include "swap_io_compat.h"
 
 /*
  * 7.3's swap_cache_get_folio() is a plain lookup of the folio a swap cache

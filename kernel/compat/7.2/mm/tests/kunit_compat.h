@@ -15,23 +15,7 @@
 #define MM_TESTS_KUNIT_COMPAT_H
 
 #ifdef CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST
-/*
- * 7.3 gathers swap reads in a struct swap_io_ctx and submits them with
- * swap_read_submit(); 7.2 plugs them in a struct swap_iocb and submits
- * them with swap_read_unplug().
- */
-struct swap_io_ctx {
-	struct swap_iocb *plug;
-};
-
-#define read_swap_cache_async(ctx, entry, gfp, vma, addr)		\
-	((read_swap_cache_async)(entry, gfp, vma, addr, &(ctx)->plug))
-
-static inline void swap_read_submit(struct swap_io_ctx *ctx)
-{
-	swap_read_unplug(ctx->plug);
-	ctx->plug = NULL;
-}
+#include "swap_io_compat.h"
 
 /*
  * 7.3 counts each submission to a swap device in NRSWPIN; 7.2 counts no
