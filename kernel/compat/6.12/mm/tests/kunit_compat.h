@@ -36,6 +36,7 @@ static inline bool pte_is_marker(pte_t pte)
 #endif /* CONFIG_MM_FILEMAP_KUNIT_TEST */
 
 #ifdef CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST
+#include <kunit/test-bug.h>
 #include <linux/pagemap.h>
 #include <linux/swapops.h>
 
@@ -63,7 +64,8 @@ static inline struct folio *swap_state_test_lookup(swp_entry_t entry)
  * swap_update_readahead(), after the lookup; 6.12 counts it in
  * swap_cache_get_folio(), on the folio the lookup finds, with the same
  * code. Looking @folio's entry up counts the hit on @folio, as do_swap_page()
- * does, with the swap device held.
+ * does, with the swap device held. A lookup that cannot be made, or that
+ * finds another folio, fails the test: it would count nothing on @folio.
  */
 static inline void swap_update_readahead(struct folio *folio,
 					 struct vm_area_struct *vma,
@@ -72,10 +74,14 @@ static inline void swap_update_readahead(struct folio *folio,
 	struct swap_info_struct *si = get_swap_device(folio->swap);
 	struct folio *found;
 
-	if (!si)
+	if (!si) {
+		kunit_fail_current_test("no swap device for the folio's entry");
 		return;
+	}
 	found = (swap_cache_get_folio)(folio->swap, vma, addr);
 	put_swap_device(si);
+	if (found != folio)
+		kunit_fail_current_test("the lookup did not find the folio");
 	if (found)
 		folio_put(found);
 }

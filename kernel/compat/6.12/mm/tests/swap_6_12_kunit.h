@@ -14,8 +14,9 @@
  *    cluster rows have neither);
  *  - the entry of swap type 0 and offset 0 is no swap entry: the cluster
  *    read's skip of slot 0 shows on a second swap type only;
- *  - the target's swap-in waits for one of its slot that is under way
- *    elsewhere (SWAP_HAS_CACHE, which 7.3 does not have).
+ *  - the target's swap-in, and the readahead's of a slot ahead, wait for
+ *    one of the slot that is under way elsewhere (SWAP_HAS_CACHE, which
+ *    7.3 does not have).
  *
  * Part of the harness's 6.12 port only (kernel/compat/6.12), never sent
  * upstream: included at the end of mm/tests/swap_state_kunit.h (the port's
@@ -142,8 +143,9 @@ static void swap_6_12_test_cluster_skips(struct kunit *test)
  * The cluster row of slot 0's block (1-7 around 2) on the second swap
  * type: 6.12 takes the entry of type 0 and offset 0 for no entry at all
  * (get_swap_device() refuses it), so on the first type slot 0 is never
- * read, whatever swap_cluster_readahead() asks; on another type only its
- * own skip of the swap header keeps it out.
+ * read, whatever swap_cluster_readahead() asks. The test device's slot 0
+ * is an ordinary slot, not a header swapon marks bad: on another type only
+ * swap_cluster_readahead()'s own skip of the swap header keeps it out.
  */
 static void swap_6_12_test_cluster_header(struct kunit *test)
 {
@@ -336,6 +338,71 @@ static void swap_6_12_test_waits_for_target_swapin(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, folio_test_locked(target));
 }
 
+struct swap_6_12_test_ahead_case {
+	const char *desc;
+	bool vma_ra;		/* else swap_cluster_readahead() */
+};
+
+/*
+ * The window of 7.3's "forward window: from the fault on" row (pages 4-7
+ * of the span, slots 20-23), and the block of the first cluster row
+ * (16-23 around 20): slot 21, after the target's, is read ahead in both.
+ */
+static const struct swap_6_12_test_ahead_case swap_6_12_test_ahead_cases[] = {
+	{ .desc = "VMA readahead, a forward window", .vma_ra = true },
+	{ .desc = "cluster readahead, a block", .vma_ra = false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(swap_6_12_test_ahead, swap_6_12_test_ahead_cases, desc);
+
+/*
+ * A slot of the window that another swap-in holds (SWAP_HAS_CACHE) and
+ * gives up while the readahead waits for it: the readahead waits, then
+ * reads the slot ahead as the others, PG_readahead, not skipping it.
+ */
+static void swap_6_12_test_waits_for_slot_ahead(struct kunit *test)
+{
+	const struct swap_6_12_test_ahead_case *c = test->param_value;
+	struct swap_state_test_ra ra = { .c = &swap_state_test_ra_cases[3] };
+	struct swap_6_12_test_racer racer = { .fault = current };
+	struct task_struct *thread;
+	struct vm_area_struct *vma;
+	struct folio *target, *folio;
+	swp_entry_t entry;
+
+	if (c->vma_ra) {
+		swap_state_test_ra_setup(test, &ra);
+		vma = ra.vma;
+		racer.si = ra.si[0];
+		entry = swap_state_test_ra_entry(&ra, SWAP_STATE_TEST_RA_BEFORE);
+	} else {
+		vma = swap_state_test_cluster_setup(test,
+						    &swap_state_test_cluster_cases[0],
+						    &racer.si);
+		entry = swp_entry(racer.si->type,
+				  swap_state_test_cluster_cases[0].target);
+	}
+	racer.entry = swp_entry(racer.si->type, swp_offset(entry) + 1);
+	KUNIT_ASSERT_EQ(test, 0, swapcache_prepare(racer.entry, 1));
+	thread = kthread_run(swap_6_12_test_racer_fn, &racer, "swap_6_12_racer");
+	if (IS_ERR(thread))
+		swapcache_clear(racer.si, racer.entry, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(thread));
+
+	target = swap_state_test_swap_fault(vma, entry);
+	kthread_stop(thread);
+	if (!racer.released)
+		swapcache_clear(racer.si, racer.entry, 1);
+
+	KUNIT_EXPECT_TRUE(test, racer.released);
+	KUNIT_ASSERT_NOT_NULL(test, target);
+	folio_put(target);
+	folio = swap_state_test_cached(racer.si, swp_offset(racer.entry));
+	KUNIT_ASSERT_NOT_NULL(test, folio);
+	KUNIT_EXPECT_TRUE(test, folio_test_uptodate(folio));
+	KUNIT_EXPECT_TRUE(test, folio_test_readahead(folio));
+}
+
 static struct kunit_case swap_6_12_test_cases[] = {
 	KUNIT_CASE_PARAM(swap_6_12_test_vma_readahead,
 			 swap_state_test_ra_gen_params),
@@ -346,6 +413,8 @@ static struct kunit_case swap_6_12_test_cases[] = {
 	KUNIT_CASE(swap_6_12_test_lookup_miss),
 	KUNIT_CASE_PARAM(swap_6_12_test_waits_for_target_swapin,
 			 swap_6_12_test_wait_gen_params),
+	KUNIT_CASE_PARAM(swap_6_12_test_waits_for_slot_ahead,
+			 swap_6_12_test_ahead_gen_params),
 	{}
 };
 

@@ -106,13 +106,13 @@ struct swap_info_struct *swap_state_test_swapon(unsigned int nr_pages)
 	if (err)
 		goto free_space;
 
-	/* As enable_swap_info(): the fields are set before users goes live. */
+	/* As enable_swap_info(): the fields are set before users go live. */
 	spin_lock(&swap_lock);
 	spin_lock(&si->lock);
 	si->max = nr_pages;
 	si->pages = nr_pages;
 	si->inuse_pages = nr_pages;
-	si->flags |= SWP_SOLIDSTATE | SWP_FS_OPS;
+	si->flags |= SWP_FS_OPS;
 	spin_unlock(&si->lock);
 	spin_unlock(&swap_lock);
 	percpu_ref_resurrect(&si->users);
