@@ -190,33 +190,43 @@ static struct folio *swap_6_12_test_lookup(struct kunit *test,
 
 /*
  * The lookup returns the folio the swap cache holds for the entry, with a
- * reference taken: a large folio, for the entry of any of its pages, too.
+ * reference taken.
  */
 static void swap_6_12_test_lookup_hit(struct kunit *test)
 {
-	struct folio *small, *large, *found;
 	struct vm_area_struct *vma;
+	struct folio *folio, *found;
 	int refs;
 
 	swap_state_test_use_vma_readahead(test);
-	small = swap_state_test_folio(test, 0, false);
-	large = swap_state_test_folio(test, 2, false);
+	folio = swap_state_test_folio(test, 0, false);
 	vma = swap_state_test_hits_vma(test, SWAP_STATE_TEST_INFO(2));
 
-	refs = folio_ref_count(small);
-	found = swap_6_12_test_lookup(test, small->swap, vma);
-	KUNIT_EXPECT_PTR_EQ(test, small, found);
-	KUNIT_EXPECT_EQ(test, refs + 1, folio_ref_count(small));
+	refs = folio_ref_count(folio);
+	found = swap_6_12_test_lookup(test, folio->swap, vma);
+	KUNIT_EXPECT_PTR_EQ(test, folio, found);
+	KUNIT_EXPECT_EQ(test, refs + 1, folio_ref_count(folio));
 	if (found)
 		folio_put(found);
+}
 
-	refs = folio_ref_count(large);
-	found = swap_6_12_test_lookup(test,
-				      swp_entry(swp_type(large->swap),
-						swp_offset(large->swap) + 1),
-				      vma);
-	KUNIT_EXPECT_PTR_EQ(test, large, found);
-	KUNIT_EXPECT_EQ(test, refs + 1, folio_ref_count(large));
+/* A large folio is found for the entry of any of its pages, too. */
+static void swap_6_12_test_lookup_hit_large(struct kunit *test)
+{
+	struct vm_area_struct *vma;
+	struct folio *folio, *found;
+	swp_entry_t second;
+	int refs;
+
+	swap_state_test_use_vma_readahead(test);
+	folio = swap_state_test_folio(test, 2, false);
+	vma = swap_state_test_hits_vma(test, SWAP_STATE_TEST_INFO(2));
+	second = swp_entry(swp_type(folio->swap), swp_offset(folio->swap) + 1);
+
+	refs = folio_ref_count(folio);
+	found = swap_6_12_test_lookup(test, second, vma);
+	KUNIT_EXPECT_PTR_EQ(test, folio, found);
+	KUNIT_EXPECT_EQ(test, refs + 1, folio_ref_count(folio));
 	if (found)
 		folio_put(found);
 }
@@ -410,6 +420,7 @@ static struct kunit_case swap_6_12_test_cases[] = {
 	KUNIT_CASE(swap_6_12_test_cluster_skips),
 	KUNIT_CASE(swap_6_12_test_cluster_header),
 	KUNIT_CASE(swap_6_12_test_lookup_hit),
+	KUNIT_CASE(swap_6_12_test_lookup_hit_large),
 	KUNIT_CASE(swap_6_12_test_lookup_miss),
 	KUNIT_CASE_PARAM(swap_6_12_test_waits_for_target_swapin,
 			 swap_6_12_test_wait_gen_params),
