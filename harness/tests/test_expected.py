@@ -112,10 +112,12 @@ def test_the_6_1_port_loads_and_lists_real_tests() -> None:
 	"""Every test the 6.1 list names is a test of the suites."""
 	port = ov.Overlay.load(REPO / 'kernel/compat/6.1')
 	assert 'mm/tests/filemap_kunit_compat.h' in port.files
-	# The test files are the 6.12 port's, but for the filemap and swap
-	# suites (6.12 runs 7.3's, 6.1 the ones 6.12 had before).
+	# The filemap suite is 7.3's, as on 6.12; vmscan and workingset are
+	# the 6.12 port's; swap is the one 6.12 had before it ran 7.3's.
 	names = ('filemap_kunit.h', 'swap_state_kunit.h', 'vmscan_kunit.h',
-		 'workingset_kunit.h')
+		 'workingset_kunit.h', 'filemap_6_12_kunit.h')
+	assert port.contents['mm/tests/filemap_kunit.h'] == \
+		(REPO / 'kernel/mm/tests/filemap_kunit.h').read_bytes()
 	for name in names[2:]:
 		assert port.contents[f'mm/tests/{name}'] == \
 			(REPO / 'kernel/compat/6.12/mm/tests' / name).read_bytes()

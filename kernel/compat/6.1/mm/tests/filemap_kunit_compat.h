@@ -40,4 +40,36 @@ static inline vm_fault_t filemap_fault_recheck_pte_none(struct vm_fault *vmf)
 	return 0;
 }
 
+#include "filemap_names_compat.h"
+
+/* pmdp_get() (6.6), the generic definition. */
+#ifndef pmdp_get
+static inline pmd_t pmdp_get(pmd_t *pmdp)
+{
+	return READ_ONCE(*pmdp);
+}
+#endif
+
+/*
+ * Per-VMA locks came in 6.4: as later kernels without CONFIG_PER_VMA_LOCK,
+ * no VMA is found locked, and the tests that need one skip.
+ */
+#define FAULT_FLAG_VMA_LOCK 0
+static inline struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm,
+							unsigned long address)
+{
+	return NULL;
+}
+
+static inline void vma_end_read(struct vm_area_struct *vma)
+{
+}
+
+/*
+ * Large folios in the page cache of a file need 6.2's fgf_set_order();
+ * 6.1 makes order-0 folios, and the tests that need large folios skip
+ * without THP, which the port's configurations do not have.
+ */
+#define fgf_set_order(size) 0
+
 #endif /* CONFIG_MM_FILEMAP_KUNIT_TEST */

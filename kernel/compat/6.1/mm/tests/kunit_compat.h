@@ -127,14 +127,6 @@ static inline void vm_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
 	vma->vm_flags = (vma->vm_flags | set) & ~clear;
 }
 
-/* pte_offset_map_nolock() (6.5): the PTE and its PT lock, not taken. */
-static inline pte_t *pte_offset_map_nolock(struct mm_struct *mm, pmd_t *pmd,
-					   unsigned long addr, spinlock_t **ptlp)
-{
-	*ptlp = pte_lockptr(mm, pmd);
-	return pte_offset_map(pmd, addr);
-}
-
 /*
  * filemap_get_folio() returns ERR_PTR(-ENOENT) on a miss since 6.4, NULL
  * before. The compat headers come after the code of the file under test:

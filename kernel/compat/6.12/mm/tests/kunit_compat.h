@@ -14,25 +14,7 @@
 #define MM_TESTS_KUNIT_COMPAT_H
 
 #ifdef CONFIG_MM_FILEMAP_KUNIT_TEST
-#include <linux/swapops.h>
-
-/* 7.3's <linux/leafops.h> names a PTE marker test pte_is_marker(). */
-static inline bool pte_is_marker(pte_t pte)
-{
-	return is_pte_marker(pte);
-}
-
-/*
- * 6.12 has no folio order of its own for executable mappings: a VM_EXEC
- * fault reads around as any other, which the rows of 7.3's exec window
- * (order 0) fail on (kernel/compat/6.12/expected).
- */
-#ifndef exec_folio_order
-#define exec_folio_order() 0U
-#endif
-
-/* 6.12's shmem_file_setup() takes its VM_* flags as an unsigned long. */
-#define EMPTY_VMA_FLAGS 0UL
+#include "filemap_names_compat.h"
 #endif /* CONFIG_MM_FILEMAP_KUNIT_TEST */
 
 #ifdef CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST

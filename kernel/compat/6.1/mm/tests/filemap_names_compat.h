@@ -1,0 +1,1 @@
+../../../6.12/mm/tests/filemap_names_compat.h
