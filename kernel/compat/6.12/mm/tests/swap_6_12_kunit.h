@@ -189,46 +189,40 @@ static struct folio *swap_6_12_test_lookup(struct kunit *test,
 }
 
 /*
- * The lookup returns the folio the swap cache holds for the entry, with a
- * reference taken.
+ * The lookup of page @page of a folio of @order in the swap cache returns
+ * the folio, with a reference taken.
  */
-static void swap_6_12_test_lookup_hit(struct kunit *test)
+static void swap_6_12_test_check_lookup(struct kunit *test,
+					unsigned int order, unsigned long page)
 {
 	struct vm_area_struct *vma;
 	struct folio *folio, *found;
+	swp_entry_t entry;
 	int refs;
 
 	swap_state_test_use_vma_readahead(test);
-	folio = swap_state_test_folio(test, 0, false);
+	folio = swap_state_test_folio(test, order, false);
 	vma = swap_state_test_hits_vma(test, SWAP_STATE_TEST_INFO(2));
+	entry = swp_entry(swp_type(folio->swap),
+			  swp_offset(folio->swap) + page);
 
 	refs = folio_ref_count(folio);
-	found = swap_6_12_test_lookup(test, folio->swap, vma);
+	found = swap_6_12_test_lookup(test, entry, vma);
 	KUNIT_EXPECT_PTR_EQ(test, folio, found);
 	KUNIT_EXPECT_EQ(test, refs + 1, folio_ref_count(folio));
 	if (found)
 		folio_put(found);
 }
 
+static void swap_6_12_test_lookup_hit(struct kunit *test)
+{
+	swap_6_12_test_check_lookup(test, 0, 0);
+}
+
 /* A large folio is found for the entry of any of its pages, too. */
 static void swap_6_12_test_lookup_hit_large(struct kunit *test)
 {
-	struct vm_area_struct *vma;
-	struct folio *folio, *found;
-	swp_entry_t second;
-	int refs;
-
-	swap_state_test_use_vma_readahead(test);
-	folio = swap_state_test_folio(test, 2, false);
-	vma = swap_state_test_hits_vma(test, SWAP_STATE_TEST_INFO(2));
-	second = swp_entry(swp_type(folio->swap), swp_offset(folio->swap) + 1);
-
-	refs = folio_ref_count(folio);
-	found = swap_6_12_test_lookup(test, second, vma);
-	KUNIT_EXPECT_PTR_EQ(test, folio, found);
-	KUNIT_EXPECT_EQ(test, refs + 1, folio_ref_count(folio));
-	if (found)
-		folio_put(found);
+	swap_6_12_test_check_lookup(test, 2, 1);
 }
 
 /*
