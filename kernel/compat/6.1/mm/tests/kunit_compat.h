@@ -163,4 +163,25 @@ static inline pte_t kunit_compat_make_pte_marker(pte_marker marker)
 #define make_pte_marker kunit_compat_make_pte_marker
 #endif
 
+#ifdef CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST
+/* The test swap device (mm/tests/swapfile_kunit.h) as 6.1 keeps one. */
+#define SWAP_STATE_TEST_6_1
+
+/*
+ * zswap keeps a tree per swap type since 6.8; 6.1's zswap is a frontswap
+ * backend, which swapon sets up through frontswap_init(). The test swap
+ * device (mm/tests/swapfile_kunit.h) has no frontswap map, so that
+ * frontswap_load() finds none of its slots and swap_readpage() reads them
+ * from the device.
+ */
+static inline int zswap_swapon(int type, unsigned long nr_pages)
+{
+	return 0;
+}
+
+static inline void zswap_swapoff(int type)
+{
+}
+#endif /* CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST */
+
 #endif /* MM_TESTS_KUNIT_COMPAT_H */

@@ -18,104 +18,11 @@
 #endif /* CONFIG_MM_FILEMAP_KUNIT_TEST */
 
 #ifdef CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST
-#include <kunit/test-bug.h>
-#include <linux/pagemap.h>
-#include <linux/swapops.h>
+/* folio->swap (6.5) under 6.1's name, which swap_names_compat.h uses. */
+#define folio_swap_entry(folio) ((folio)->swap)
 
 #include "swap_io_compat.h"
-
-/*
- * 7.3's swap_cache_get_folio() is a plain lookup of the folio a swap cache
- * slot holds; 6.12's lookup of it is filemap_get_folio() on the device's
- * swap address space (as __read_swap_cache_async() does it). 6.12's
- * swap_cache_get_folio(), which also counts the readahead hit, stays
- * reachable as (swap_cache_get_folio)(entry, vma, addr).
- */
-static inline struct folio *swap_state_test_lookup(swp_entry_t entry)
-{
-	struct folio *folio = filemap_get_folio(swap_address_space(entry),
-						swap_cache_index(entry));
-
-	return IS_ERR(folio) ? NULL : folio;
-}
-
-#define swap_cache_get_folio(entry) swap_state_test_lookup(entry)
-
-/*
- * 7.3 counts the readahead hit of a folio the swap cache holds in
- * swap_update_readahead(), after the lookup; 6.12 counts it in
- * swap_cache_get_folio(), on the folio the lookup finds, with the same
- * code. Looking @folio's entry up counts the hit on @folio, as do_swap_page()
- * does, with the swap device held. A lookup that cannot be made, or that
- * finds another folio, fails the test: it would count nothing on @folio.
- */
-static inline void swap_update_readahead(struct folio *folio,
-					 struct vm_area_struct *vma,
-					 unsigned long addr)
-{
-	struct swap_info_struct *si = get_swap_device(folio->swap);
-	struct folio *found;
-
-	if (!si) {
-		kunit_fail_current_test("no swap device for the folio's entry");
-		return;
-	}
-	found = (swap_cache_get_folio)(folio->swap, vma, addr);
-	put_swap_device(si);
-	if (found != folio)
-		kunit_fail_current_test("the lookup did not find the folio");
-	if (found)
-		folio_put(found);
-}
-
-/* 6.12 also drops the slot's SWAP_HAS_CACHE, which 7.3 does not have. */
-#define swap_cache_del_folio(folio) delete_from_swap_cache(folio)
-
-/* 7.3's test of the swap cache's folio against an entry (mm/swap.h). */
-static inline bool folio_matches_swap_entry(const struct folio *folio,
-					    swp_entry_t entry)
-{
-	swp_entry_t folio_entry = folio->swap;
-	long nr_pages = folio_nr_pages(folio);
-
-	VM_WARN_ON_ONCE_FOLIO(!folio_test_locked(folio), folio);
-	if (!folio_test_swapcache(folio))
-		return false;
-	VM_WARN_ON_ONCE_FOLIO(!IS_ALIGNED(folio_entry.val, nr_pages), folio);
-	return folio_entry.val == round_down(entry.val, nr_pages);
-}
-
-/*
- * 7.3's <linux/leafops.h>: the leaf entry of a PTE, none for a none or
- * present one (6.12's transitional softleaf_from_pte() decodes any PTE),
- * and whether it is a swap entry.
- */
-static inline softleaf_t swap_state_test_softleaf_from_pte(pte_t pte)
-{
-	if (!is_swap_pte(pte))
-		return make_pte_marker_entry(0);
-	return pte_to_swp_entry(pte);
-}
-
-#undef softleaf_from_pte
-#define softleaf_from_pte(pte) swap_state_test_softleaf_from_pte(pte)
-
-static inline bool softleaf_is_swap(softleaf_t entry)
-{
-	return !non_swap_entry(entry);
-}
-
-#define softleaf_to_pte(entry) swp_entry_to_pte(entry)
-
-/* 7.3's zero_pfn(addr) is 6.12's my_zero_pfn(addr). */
-#define zero_pfn(addr) my_zero_pfn(addr)
-
-/*
- * 7.3 counts each submission to a swap device in NRSWPIN; 6.12 counts
- * only pages. The test device counts the submissions to its backing
- * store (mm/tests/swapfile_kunit.h): each swap_rw() call is one.
- */
-unsigned long swap_state_test_submissions(void);
+#include "swap_names_compat.h"
 #endif /* CONFIG_MM_SWAP_READAHEAD_KUNIT_TEST */
 
 #endif /* MM_TESTS_KUNIT_COMPAT_H */

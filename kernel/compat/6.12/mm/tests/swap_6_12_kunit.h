@@ -203,8 +203,8 @@ static void swap_6_12_test_check_lookup(struct kunit *test,
 	swap_state_test_use_vma_readahead(test);
 	folio = swap_state_test_folio(test, order, false);
 	vma = swap_state_test_hits_vma(test, SWAP_STATE_TEST_INFO(2));
-	entry = swp_entry(swp_type(folio->swap),
-			  swp_offset(folio->swap) + page);
+	entry = swp_entry(swp_type(folio_swap_entry(folio)),
+			  swp_offset(folio_swap_entry(folio)) + page);
 
 	refs = folio_ref_count(folio);
 	found = swap_6_12_test_lookup(test, entry, vma);

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A swap device with no I/O behind it, for the swap readahead KUnit tests
- * (mm/tests/swap_state_kunit.h), on 6.12.
+ * (mm/tests/swap_state_kunit.h), on 6.12 and 6.1.
  *
- * Part of the harness's 6.12 port (kernel/compat/6.12), never sent
+ * Part of the harness's 6.12 and 6.1 ports (kernel/compat/), never sent
  * upstream: 7.3's device (this file in 7.3) is built on the per-cluster
  * swap table and on struct swap_ops, which 6.12 has neither of. This one
  * gives the same device through the same calls (mm/tests/swap_kunit.h)
  * the way 6.12 keeps a device: a swap_map count per slot, a zeromap, a
- * swap address space per device.
+ * swap address space per device. On 6.1 (SWAP_STATE_TEST_6_1, from its
+ * kunit_compat.h), which has no zeromap (6.12), no swap reclaim work
+ * (6.11) and no zswap tree per swap type (6.8), every slot is read as a
+ * cleared one is below.
  *
  * This file is included at the bottom of mm/swapfile.c, which keeps the
  * table of swap devices (swap_info[], swap_lock) to itself.
@@ -32,10 +35,13 @@
 #include <linux/anon_inodes.h>
 #include <linux/swap_cgroup.h>
 #include <linux/uio.h>
-#include <linux/zswap.h>
 
 #include "swap_kunit.h"
 #include "kunit_compat.h"
+
+#ifndef SWAP_STATE_TEST_6_1
+#include <linux/zswap.h>
+#endif
 
 static atomic_long_t swap_state_test_nr_submissions;
 
@@ -71,7 +77,9 @@ struct swap_info_struct *swap_state_test_swapon(unsigned int nr_pages)
 	if (IS_ERR(si))
 		return si;
 	INIT_WORK(&si->discard_work, swap_discard_work);
+#ifndef SWAP_STATE_TEST_6_1
 	INIT_WORK(&si->reclaim_work, swap_reclaim_work);
+#endif
 
 	/* As setup_swap_extents() for a swap file: the I/O contexts' pool. */
 	err = sio_pool_init();
@@ -89,11 +97,15 @@ struct swap_info_struct *swap_state_test_swapon(unsigned int nr_pages)
 
 	err = -ENOMEM;
 	si->swap_map = vmalloc(nr_pages);
-	si->zeromap = bitmap_zalloc(nr_pages, GFP_KERNEL);
-	if (!si->swap_map || !si->zeromap)
+	if (!si->swap_map)
 		goto free_maps;
 	memset(si->swap_map, 1, nr_pages);
+#ifndef SWAP_STATE_TEST_6_1
+	si->zeromap = bitmap_zalloc(nr_pages, GFP_KERNEL);
+	if (!si->zeromap)
+		goto free_maps;
 	bitmap_fill(si->zeromap, nr_pages);
+#endif
 
 	/* As swapon: the swap accounting, the swap cache, zswap's tree. */
 	err = swap_cgroup_swapon(si->type, nr_pages);
@@ -123,8 +135,10 @@ free_space:
 free_cgroup:
 	swap_cgroup_swapoff(si->type);
 free_maps:
+#ifndef SWAP_STATE_TEST_6_1
 	bitmap_free(si->zeromap);
 	si->zeromap = NULL;
+#endif
 	vfree(si->swap_map);
 	si->swap_map = NULL;
 	fput(si->swap_file);
@@ -138,7 +152,7 @@ free_si:
 
 void swap_state_test_swapoff(struct swap_info_struct *si)
 {
-	unsigned long *zeromap;
+	unsigned long *zeromap = NULL;
 	unsigned char *swap_map;
 	struct file *swap_file;
 
@@ -148,7 +162,9 @@ void swap_state_test_swapoff(struct swap_info_struct *si)
 	synchronize_rcu();
 	wait_for_completion(&si->comp);
 	flush_work(&si->discard_work);
+#ifndef SWAP_STATE_TEST_6_1
 	flush_work(&si->reclaim_work);
+#endif
 
 	spin_lock(&swap_lock);
 	spin_lock(&si->lock);
@@ -157,8 +173,10 @@ void swap_state_test_swapoff(struct swap_info_struct *si)
 	si->max = 0;
 	swap_map = si->swap_map;
 	si->swap_map = NULL;
+#ifndef SWAP_STATE_TEST_6_1
 	zeromap = si->zeromap;
 	si->zeromap = NULL;
+#endif
 	si->inuse_pages = 0;
 	spin_unlock(&si->lock);
 	spin_unlock(&swap_lock);

@@ -1,0 +1,1 @@
+../../../7.2/mm/tests/swap_io_compat.h

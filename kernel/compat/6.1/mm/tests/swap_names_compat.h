@@ -1,0 +1,1 @@
+../../../6.12/mm/tests/swap_names_compat.h
