@@ -75,17 +75,18 @@ static inline int kunit_add_action_or_reset(struct kunit *test,
 #define KUNIT_DEFINE_ACTION_WRAPPER(wrapper, orig, arg_type)	\
 	static void wrapper(void *in)				\
 	{							\
-		arg_type arg = (arg_type)in;			\
-		orig(arg);					\
+		orig((arg_type)in);				\
 	}
 
+/* Each argument used once, but in typeof(). */
 #define KUNIT_ARRAY_PARAM_DESC(name, array, desc_member)			\
 	static const void *name##_gen_params(const void *prev, char *desc)	\
 	{									\
-		typeof((array)[0]) *__next = prev ?				\
-			((typeof(__next))prev) + 1 : (array);			\
-		if (__next - (array) < ARRAY_SIZE((array))) {			\
-			strscpy(desc, __next->desc_member,			\
+		static typeof(array) *const __array = &(array);			\
+		typeof(&(*__array)[0]) __next = prev ?				\
+			(typeof(__next))prev + 1 : *__array;			\
+		if (__next - *__array < ARRAY_SIZE(*__array)) {			\
+			strscpy(desc, (*__next).desc_member,			\
 				KUNIT_PARAM_DESC_SIZE);				\
 			return __next;						\
 		}								\
