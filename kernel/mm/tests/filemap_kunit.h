@@ -1203,13 +1203,33 @@ static void filemap_test_sync_readahead_hugepage(struct kunit *test)
 	folio_put(folio);
 }
 
+struct filemap_test_large_ra_case {
+	const char *desc;
+	unsigned int ra_order;		/* the order the last readahead used */
+	/* expected: the window's folios, each of this order at its index */
+	unsigned int order;
+};
+
 /*
- * Read-around on a mapping that takes large folios asks
+ * Read-around at page 1000 on a mapping that takes large folios asks
  * page_cache_ra_order() for order 0, whatever order the last readahead
- * used: the window comes in order-0 folios.
+ * used: the window, [984, 1016), comes in order-0 folios, and the miss
+ * counts.
  */
+static const struct filemap_test_large_ra_case filemap_test_large_ra_cases[] = {
+	{
+		.desc = "last readahead at order 2: order-0 folios",
+		.ra_order = 2,
+		.order = 0,
+	},
+};
+
+KUNIT_ARRAY_PARAM_DESC(filemap_test_large_ra, filemap_test_large_ra_cases,
+		       desc);
+
 static void filemap_test_sync_readahead_large_folio(struct kunit *test)
 {
+	const struct filemap_test_large_ra_case *c = test->param_value;
 	struct filemap_test_file *ft;
 	struct filemap_test_map map;
 	pgoff_t start = 1000 - FILEMAP_TEST_RA_PAGES / 2;
@@ -1220,18 +1240,22 @@ static void filemap_test_sync_readahead_large_folio(struct kunit *test)
 	ft = filemap_test_create(test, FILEMAP_TEST_RA_PAGES);
 	mapping_set_large_folios(ft->file->f_mapping);
 	map = filemap_test_mmap_file(test, ft, PROT_READ);
-	/* The order an earlier readahead ramped up to. */
-	ft->file->f_ra.order = 2;
+	filemap_test_set_mmap_miss(ft, 0);
+	ft->file->f_ra.order = c->ra_order;
 	filemap_test_sync_ra(&map, 1000, FILEMAP_TEST_FAULT_FIRST);
 
+	KUNIT_EXPECT_EQ(test, 1, filemap_test_mmap_miss(ft));
 	filemap_test_expect_reads(test, ft, start, FILEMAP_TEST_RA_PAGES,
 				  "read-around");
-	for (index = start; index < start + FILEMAP_TEST_RA_PAGES; index++) {
+	for (index = start; index < start + FILEMAP_TEST_RA_PAGES;
+	     index += 1 << c->order) {
 		folio = filemap_get_folio(ft->file->f_mapping, index);
 		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(folio), "page %lu cached",
 				       index);
-		KUNIT_EXPECT_EQ_MSG(test, 0U, folio_order(folio),
+		KUNIT_EXPECT_EQ_MSG(test, c->order, folio_order(folio),
 				    "order of the folio at page %lu", index);
+		KUNIT_EXPECT_EQ_MSG(test, index, folio->index,
+				    "first page of the folio at page %lu", index);
 		folio_put(folio);
 	}
 }
@@ -1618,7 +1642,8 @@ static struct kunit_case filemap_test_mmap_miss_cases[] = {
 	KUNIT_CASE(filemap_test_sync_readahead_threshold),
 	KUNIT_CASE_PARAM(filemap_test_sync_readahead_hugepage,
 			 filemap_test_huge_gen_params),
-	KUNIT_CASE(filemap_test_sync_readahead_large_folio),
+	KUNIT_CASE_PARAM(filemap_test_sync_readahead_large_folio,
+			 filemap_test_large_ra_gen_params),
 	KUNIT_CASE_PARAM(filemap_test_async_readahead,
 			 filemap_test_async_gen_params),
 	KUNIT_CASE_PARAM(filemap_test_fault_hit, filemap_test_hit_gen_params),

@@ -27,38 +27,17 @@
  * Read-around at page 1000 with a 32-page window on a mapping that takes
  * large folios: [984, 1016), 984 aligned to 4 pages, in folios of order 2
  * (0 plus the two of page_cache_ra_order()'s ramp), each at its aligned
- * index.
+ * index. 6.12 keeps no order of the last readahead.
  */
-static void filemap_6_12_test_readaround_large_folio(struct kunit *test)
-{
-	struct filemap_test_file *ft;
-	struct filemap_test_map map;
-	pgoff_t start = 1000 - FILEMAP_TEST_RA_PAGES / 2;
-	struct folio *folio;
-	pgoff_t index;
+static const struct filemap_test_large_ra_case filemap_6_12_test_large_ra_cases[] = {
+	{
+		.desc = "read-around: order-2 folios",
+		.order = 2,
+	},
+};
 
-	filemap_test_need_thp(test);
-	ft = filemap_test_create(test, FILEMAP_TEST_RA_PAGES);
-	mapping_set_large_folios(ft->file->f_mapping);
-	map = filemap_test_mmap_file(test, ft, PROT_READ);
-	filemap_test_set_mmap_miss(ft, 0);
-
-	filemap_test_sync_ra(&map, 1000, FILEMAP_TEST_FAULT_FIRST);
-
-	KUNIT_EXPECT_EQ(test, 1, filemap_test_mmap_miss(ft));
-	filemap_test_expect_reads(test, ft, start, FILEMAP_TEST_RA_PAGES,
-				  "read-around");
-	for (index = start; index < start + FILEMAP_TEST_RA_PAGES; index += 4) {
-		folio = filemap_get_folio(ft->file->f_mapping, index);
-		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(folio), "page %lu cached",
-				       index);
-		KUNIT_EXPECT_EQ_MSG(test, 2U, folio_order(folio),
-				    "order of the folio at page %lu", index);
-		KUNIT_EXPECT_EQ_MSG(test, index, folio->index,
-				    "first page of the folio at page %lu", index);
-		folio_put(folio);
-	}
-}
+KUNIT_ARRAY_PARAM_DESC(filemap_6_12_test_large_ra,
+		       filemap_6_12_test_large_ra_cases, desc);
 
 struct filemap_6_12_test_huge_case {
 	const char *desc;
@@ -209,7 +188,8 @@ KUNIT_ARRAY_PARAM_DESC(filemap_6_12_test_async, filemap_6_12_test_async_cases,
 		       desc);
 
 static struct kunit_case filemap_6_12_test_cases[] = {
-	KUNIT_CASE(filemap_6_12_test_readaround_large_folio),
+	KUNIT_CASE_PARAM(filemap_test_sync_readahead_large_folio,
+			 filemap_6_12_test_large_ra_gen_params),
 	KUNIT_CASE_PARAM(filemap_6_12_test_hugepage,
 			 filemap_6_12_test_huge_gen_params),
 	KUNIT_CASE_PARAM(filemap_test_async_readahead,
