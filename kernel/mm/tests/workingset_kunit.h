@@ -44,6 +44,8 @@ struct workingset_test_case {
 	int evicted_tier;
 	int refaulted_tier;
 	unsigned long refs_field;	/* of the refaulting folio */
+	bool restored;		/* PG_workingset back, WORKINGSET_RESTORE */
+	bool activated;		/* WORKINGSET_ACTIVATE */
 };
 
 /*
@@ -108,6 +110,7 @@ static const struct workingset_test_case workingset_test_cases[] = {
 		.evicted_tier = MAX_NR_TIERS - 1,
 		.refaulted_tier = MAX_NR_TIERS - 1,
 		.refs_field = 0,
+		.restored = true,
 	},
 	{
 		.desc = "file, workingset, in a page fault: activated",
@@ -117,6 +120,8 @@ static const struct workingset_test_case workingset_test_cases[] = {
 		.evicted_tier = MAX_NR_TIERS - 1,
 		.refaulted_tier = MAX_NR_TIERS - 1,
 		.refs_field = 0,
+		.restored = true,
+		.activated = true,
 	},
 	{
 		.desc = "anon, workingset, in a page fault: activated",
@@ -127,6 +132,8 @@ static const struct workingset_test_case workingset_test_cases[] = {
 		.evicted_tier = MAX_NR_TIERS - 1,
 		.refaulted_tier = MAX_NR_TIERS - 1,
 		.refs_field = 0,
+		.restored = true,
+		.activated = true,
 	},
 	{
 		.desc = "order 2, 2 refs: counted by pages",
@@ -144,6 +151,7 @@ static const struct workingset_test_case workingset_test_cases[] = {
 		.evicted_tier = MAX_NR_TIERS - 1,
 		.refaulted_tier = MAX_NR_TIERS - 1,
 		.refs_field = 0,
+		.restored = true,
 	},
 };
 
@@ -408,13 +416,12 @@ static void workingset_test_lru_gen_refault_after(struct kunit *test,
 				    n->refaulted[tier], "refaulted, tier %d",
 				    tier);
 	}
-	KUNIT_EXPECT_EQ(test, c->workingset, !!(flags & BIT(PG_workingset)));
+	KUNIT_EXPECT_EQ(test, c->restored, !!(flags & BIT(PG_workingset)));
 	KUNIT_EXPECT_FALSE(test, flags & BIT(PG_referenced));
 	KUNIT_EXPECT_EQ(test, c->refs_field, field);
 	KUNIT_EXPECT_EQ(test, nr, e.refault);
-	KUNIT_EXPECT_EQ(test, c->workingset ? nr : 0L, e.restore);
-	KUNIT_EXPECT_EQ(test, c->workingset && c->in_fault ? nr : 0L,
-			e.activate);
+	KUNIT_EXPECT_EQ(test, c->restored ? nr : 0L, e.restore);
+	KUNIT_EXPECT_EQ(test, c->activated ? nr : 0L, e.activate);
 }
 
 static void workingset_test_lru_gen_refault(struct kunit *test)

@@ -14,4 +14,7 @@
 /* Renamed in 6.3. */
 #define lru_gen_folio lru_gen_struct
 
+/* Later kernels' name for the flags of a folio's access history. */
+#define LRU_REFS_FLAGS (BIT(PG_referenced) | BIT(PG_workingset))
+
 #endif /* CONFIG_MM_VMSCAN_KUNIT_TEST */

@@ -1369,4 +1369,7 @@ static struct kunit_suite vt_balance_suite = {
 
 kunit_test_suites(&vt_mglru_suite, &vt_balance_suite);
 
+/* 7.3's aging of an lruvec, for 7.3's workingset suite. */
+#include "lru_gen_age_kunit.h"
+
 #endif /* CONFIG_MM_VMSCAN_KUNIT_TEST */

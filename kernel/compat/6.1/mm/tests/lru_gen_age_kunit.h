@@ -1,0 +1,1 @@
+../../../6.12/mm/tests/lru_gen_age_kunit.h

@@ -1,0 +1,1 @@
+../../../6.12/mm/tests/memcg_kunit.h

@@ -1,0 +1,1 @@
+../../../6.12/mm/tests/workingset_6_12_kunit.h

@@ -1,0 +1,1 @@
+../../../../mm/tests/lru_gen_age_kunit.h

@@ -1,0 +1,1 @@
+../../../../mm/tests/memcg_kunit.h
