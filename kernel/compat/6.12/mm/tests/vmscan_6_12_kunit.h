@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KUnit tests of 6.12's reclaim in mm/vmscan.c where it works otherwise
- * than 7.3's, for the rules 7.3's suites (vmscan_kunit.h) cannot state
- * with 6.12's outcomes, and on 6.1.
+ * than 7.3's; on 6.12 beside 7.3's suites (vmscan_kunit.h), whose rows
+ * 6.12 fails are listed in kernel/compat/6.12/expected, and on 6.1 in
+ * their place.
  *
  * Part of the harness's 6.12 port only (kernel/compat/6.12), never sent
  * upstream: the port's patch (0005f) includes it at the end of
