@@ -60,6 +60,9 @@ TIMEOUT_MULTIPLIER = 5
 # through folio_mark_accessed()). The cheapest boots first: a survivor
 # one of them kills is not booted under KASAN and lockdep.
 CHECKERS = ('mglru', 'distro', 'debug')
+# The detail of a survivor TCE found equivalent without a configuration,
+# and not under the one named after it.
+DIFFERS = "the original's object code without a configuration, not under --config "
 
 
 class Outcome(enum.Enum):
@@ -319,16 +322,18 @@ def _run(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 		for r in _by_rebuild(s, req, tree, rebuilt, sources, globs, opts,
 				     timeout, comparers):
 			out[r.mutant.id] = r
+		scored = [out[m.id] for m in found if m.id in out]
+		for r in scored:
+			if r.outcome == Outcome.SURVIVED and \
+			   r.mutant.id in reviewed and \
+			   reviewed[r.mutant.id].applies(arch):
+				r.outcome = Outcome.REVIEWED
+				r.detail = reviewed[r.mutant.id].why
+		scored = _recheck(s, req, tree, scored, sources, pinned, globs,
+				  comparers)
 	finally:
 		for c in comparers.values():
 			c.close()
-	scored = [out[m.id] for m in found if m.id in out]
-	for r in scored:
-		if r.outcome == Outcome.SURVIVED and r.mutant.id in reviewed \
-		   and reviewed[r.mutant.id].applies(arch):
-			r.outcome = Outcome.REVIEWED
-			r.detail = reviewed[r.mutant.id].why
-	scored = _recheck(s, req, tree, scored, sources, pinned, globs)
 	if _in_schemata(s, req):
 		scored = _confirm_alone(s, req, tree, scored, sources, globs,
 					opts, timeout)
@@ -381,9 +386,13 @@ def _confirm_alone(s: Session, req: MutantsRequest,
 	print(f'mm-kunit: {len(survivors)} survivors of the schemata, each '
 	      'built alone')
 	killed: Dict[str, Scored] = {}
+	# Not without a configuration where that compiles it to the original.
+	same = {r.mutant.id for r in scored if r.outcome == Outcome.SURVIVED
+		and r.detail.startswith(DIFFERS)}
 	configs: List[Optional[str]] = [None, *_checkers(s)]
 	for config in configs:
-		todo = [m for m in survivors if m.id not in killed]
+		todo = [m for m in survivors if m.id not in killed and
+			(config or m.id not in same)]
 		if not todo:
 			break
 		checked, how, wait = s, opts, timeout
@@ -717,14 +726,19 @@ def _baseline(s: Session, tree: trees.PreparedTree) -> int:
 
 def _recheck(s: Session, req: MutantsRequest, tree: trees.PreparedTree,
 	     scored: List[Scored], sources: Dict[str, bytes],
-	     pinned: Sequence[mutagen.Pinned],
-	     globs: Dict[str, str]) -> List[Scored]:
+	     pinned: Sequence[mutagen.Pinned], globs: Dict[str, str],
+	     comparers: Dict[Path, tce.Comparer]) -> List[Scored]:
 	"""Runs the survivors again under each configuration of _checkers(),
 	in turn: a mutant that fails there is killed, with the configuration
-	in its detail."""
+	in its detail. A mutant TCE found equivalent is compared again under
+	each first: code that only a checker's configuration compiles in
+	(MEMCG's, DEBUG_VM's) is dead without it, so its mutants compile to
+	the original there and not under the checker; one whose object
+	differs there is a survivor, run under that configuration like the
+	others."""
 	for config in _checkers(s):
 		scored = _recheck_under(s, req, tree, scored, config, sources,
-					pinned, globs)
+					pinned, globs, comparers)
 	return scored
 
 
@@ -749,20 +763,26 @@ def _checkers(s: Session) -> List[str]:
 def _recheck_under(s: Session, req: MutantsRequest,
 		   tree: trees.PreparedTree, scored: List[Scored],
 		   config: str, sources: Dict[str, bytes],
-		   pinned: Sequence[mutagen.Pinned],
-		   globs: Dict[str, str]) -> List[Scored]:
-	"""The survivors of scored, run again under --config config: in
+		   pinned: Sequence[mutagen.Pinned], globs: Dict[str, str],
+		   comparers: Dict[Path, tce.Comparer]) -> List[Scored]:
+	"""The survivors of scored, run again under --config config, with
+	those TCE found equivalent whose object differs there: in
 	schemata of their own (or each alone, with --rebuild or where no
 	schema holds it)."""
+	if not any(r.outcome in (Outcome.SURVIVED, Outcome.EQUIVALENT)
+		   for r in scored):
+		return scored
+	# The suites the first pass ran, even if kernel/ changed since.
+	checked = s.with_config(config)
+	timeout = _baseline(checked, tree)
+	scored = _compared_under(checked, req, tree, scored, config, sources,
+				 comparers)
 	survivors = [i for i, r in enumerate(scored)
 		     if r.outcome == Outcome.SURVIVED]
 	if not survivors:
 		return scored
-	# The suites the first pass ran, even if kernel/ changed since.
-	checked = s.with_config(config)
 	print(f'mm-kunit: {len(survivors)} survivors again, under '
 	      f'--config {config}')
-	timeout = _baseline(checked, tree)
 	opts = _options(checked, tree, timeout)
 	todo = [scored[i].mutant for i in survivors]
 	again: Dict[str, Scored] = {}
@@ -791,6 +811,45 @@ def _recheck_under(s: Session, req: MutantsRequest,
 		new.detail = '; '.join(x for x in (f'under --config {config}',
 						   new.detail) if x)
 		out[i] = new
+	return out
+
+
+def _compared_under(checked: Session, req: MutantsRequest,
+		    tree: trees.PreparedTree, scored: List[Scored], config: str,
+		    sources: Dict[str, bytes],
+		    comparers: Dict[Path, tce.Comparer]) -> List[Scored]:
+	"""The mutants of scored TCE found equivalent so far, compared
+	again in checked's build (built): those still the same stay
+	equivalent; one that differs is a survivor (DIFFERS), one that does
+	not compile there unviable."""
+	equal = [r for r in scored if r.outcome == Outcome.EQUIVALENT]
+	if not equal:
+		return scored
+	with tree.locked():
+		_originals(checked, tree, [r.mutant for r in equal], sources,
+			   comparers)
+		with concurrent.futures.ThreadPoolExecutor(
+				max(1, req.workers)) as pool:
+			now = dict(zip((r.mutant.id for r in equal), pool.map(
+				lambda r: _tce(checked, tree, r.mutant,
+					       sources[r.mutant.path], comparers),
+				equal)))
+	out = []
+	for r in scored:
+		if r.mutant.id in now:
+			new = now[r.mutant.id]
+			if new is None:
+				r = dataclasses.replace(
+					r, outcome=Outcome.SURVIVED,
+					detail=f'{DIFFERS}{config}')
+			elif new.outcome == Outcome.UNVIABLE:
+				r = dataclasses.replace(
+					r, outcome=Outcome.UNVIABLE,
+					detail=f'under --config {config}: {new.detail}')
+		out.append(r)
+	differ = sum(r.detail == f'{DIFFERS}{config}' for r in out)
+	print(f'mm-kunit: {len(equal)} equivalent (TCE) compared again under '
+	      f'--config {config}: {differ} differ there')
 	return out
 
 

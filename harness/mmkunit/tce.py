@@ -30,8 +30,10 @@ import hashlib
 import re
 import shlex
 import shutil
+import struct
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -145,6 +147,11 @@ def compiles(build_dir: Path, obj: str) -> Tuple[bool, str]:
 	return proc.returncode == 0, (proc.stderr or proc.stdout).strip()
 
 
+# Copies at this many places in turn, for a unit whose object names its
+# own path (Comparer.original()).
+PLACES = 4
+
+
 class Comparer:
 	"""Compiles translation units of one build directory and compares
 	them with their original, which is compiled once per unit. compare()
@@ -152,12 +159,23 @@ class Comparer:
 	once, while the tree stays as it is. Each copy is written under
 	scratch at a path its key names, the same in every run, so that
 	ccache finds a unit compiled before (its hash covers the path); a
-	temporary directory if scratch is None."""
+	temporary directory if scratch is None.
+
+	KASAN's descriptors of a unit's globals name the unit's source by
+	its path, which no prefix map reaches, so there a copy's object
+	never is the tree's: such a unit's copies are compiled at one of
+	PLACES places, chosen by key, and compared with the original
+	compiled at the same place."""
 
 	def __init__(self, build_dir: Path,
 		     scratch: Optional[Path] = None) -> None:
 		self.build_dir = build_dir
 		self._original: Dict[str, bytes] = {}
+		# The units whose objects name their path: their source, and
+		# the original's object at each place it was compiled at.
+		self._text: Dict[str, bytes] = {}
+		self._placed: Dict[Tuple[str, int], bytes] = {}
+		self._places = [threading.Lock() for _ in range(PLACES)]
 		self._tmp = tempfile.TemporaryDirectory(prefix='mm-kunit-tce-')
 		self._scratch = scratch or Path(self._tmp.name)
 
@@ -167,17 +185,24 @@ class Comparer:
 	def original(self, obj: str, text: bytes) -> None:
 		"""Compiles obj from the tree as it is now, the original, whose
 		source is text: compiled from a copy of it, the object must be
-		the same, or the copies would tell nothing."""
+		the same, or the copies would tell nothing; unless the tree's
+		object names its source's path, and the copy's its own."""
 		code, why = _object_code(self.build_dir,
 					 compile_command(self.build_dir, obj), obj,
 					 Path(self._tmp.name) / 'orig.o')
 		if code is None:
 			raise RuntimeError(f'{obj} does not compile unmutated: {why}')
 		copied, why = self._compile(obj, text, 'original')
+		source = _saved(self.build_dir, obj, 'source')
 		if copied != code:
-			raise RuntimeError(
-				f'{obj}: compiled from a copy of its source, its object '
-				f'is not the one the tree gives {why}')
+			copy = self._root(obj, 'original') / _relative(source, obj)
+			if copied is None or source.encode() not in code or \
+			   str(copy).encode() not in copied or \
+			   _code(copied) != _code(code):
+				raise RuntimeError(
+					f'{obj}: compiled from a copy of its source, its '
+					f'object is not the one the tree gives {why}')
+			self._text[obj] = text
 		self._original[obj] = code
 
 	def compare(self, obj: str, text: bytes,
@@ -186,16 +211,41 @@ class Comparer:
 		the mutant, one key a thread at a time."""
 		if obj not in self._original:
 			raise KeyError(f'{obj}: no original compiled')
-		code, why = self._compile(obj, text, key)
+		if obj in self._text:
+			code, why, original = self._compile_placed(obj, text, key)
+		else:
+			(code, why), original = self._compile(obj, text, key), \
+				self._original[obj]
 		if code is None:
 			return Compiled.FAILED, why
-		return (Compiled.SAME if code == self._original[obj]
+		return (Compiled.SAME if code == original
 			else Compiled.DIFFERENT), ''
+
+	def _compile_placed(self, obj: str, text: bytes, key: str
+			    ) -> Tuple[Optional[bytes], str, bytes]:
+		"""Compiles text, and the original if it has not been, at the
+		place key falls to: the object, the compiler's complaint, the
+		original's object there."""
+		place = int(hashlib.sha1(key.encode()).hexdigest(), 16) % PLACES
+		at = f'place {place}'
+		with self._places[place]:
+			original = self._placed.get((obj, place))
+			if original is None:
+				original, why = self._compile(obj, self._text[obj], at)
+				if original is None:
+					raise RuntimeError(f'{obj} does not compile '
+							   f'unmutated: {why}')
+				self._placed[obj, place] = original
+			code, why = self._compile(obj, text, at)
+		return code, why, original
+
+	def _root(self, obj: str, key: str) -> Path:
+		return self._scratch / hashlib.sha1(
+			f'{obj} {key}'.encode()).hexdigest()[:16]
 
 	def _compile(self, obj: str, text: bytes,
 		     key: str) -> Tuple[Optional[bytes], str]:
-		root = self._scratch / hashlib.sha1(
-			f'{obj} {key}'.encode()).hexdigest()[:16]
+		root = self._root(obj, key)
 		shutil.rmtree(root, ignore_errors=True)
 		try:
 			return _from_copy(self.build_dir, obj, text, root)
@@ -204,6 +254,30 @@ class Comparer:
 
 	def close(self) -> None:
 		self._tmp.cleanup()
+
+
+def _code(elf: bytes) -> Dict[str, bytes]:
+	"""The executable sections of a relocatable ELF object, by name:
+	the code, without the data that may name a path."""
+	fmt = '<' if elf[5] == 1 else '>'
+	if elf[4] == 2:
+		shoff, = struct.unpack_from(fmt + 'Q', elf, 0x28)
+		shentsize, shnum, shstrndx = struct.unpack_from(fmt + 'HHH', elf, 0x3a)
+		entry = fmt + 'IIQQQQ'
+	else:
+		shoff, = struct.unpack_from(fmt + 'I', elf, 0x20)
+		shentsize, shnum, shstrndx = struct.unpack_from(fmt + 'HHH', elf, 0x2e)
+		entry = fmt + 'IIIIII'
+	heads = [struct.unpack_from(entry, elf, shoff + i * shentsize)
+		 for i in range(shnum)]
+	names = heads[shstrndx]
+	out = {}
+	for name, kind, flags, _, offset, size in heads:
+		if kind == 1 and flags & 4:	# SHT_PROGBITS, SHF_EXECINSTR
+			at = names[4] + name
+			out[elf[at:elf.index(b'\0', at)].decode()] = \
+				elf[offset:offset + size]
+	return out
 
 
 def object_of(path: str) -> Optional[str]:

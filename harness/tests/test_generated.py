@@ -4,6 +4,7 @@ merge, --in-diff's lines (generated.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import List, Optional
@@ -21,6 +22,12 @@ P, F, E = runner.Status.PASS, runner.Status.FAIL, runner.Status.ERROR
 def mutant(function: str = 'f', line: int = 3) -> mutagen.Mutant:
 	return mutagen.Mutant('mm/x.c', function, line, 5, 'ror:<=', 0, 1,
 			      '<', '<=')
+
+
+class Tree:
+	"""A prepared tree's lock, and nothing else."""
+	def locked(self) -> 'contextlib.AbstractContextManager[None]':
+		return contextlib.nullcontext()
 
 
 def run(tmp_path: Path, *cases: runner.CaseResult, code: int = 0,
@@ -147,6 +154,10 @@ def test_survivors_run_again_under_the_checkers(
 	monkeypatch.setattr(gen.jobs, 'run_jobs',
 			    lambda s, tree, workers, jobs, opts, configured:
 			    [j(tree) for j in jobs])
+	# The equivalent one compiles to the original under each, too.
+	monkeypatch.setattr(gen, '_originals', lambda *a: None)
+	monkeypatch.setattr(gen, '_tce', lambda s, t, m, source, comparers:
+			    gen.Scored(m, O.EQUIVALENT))
 	(tmp_path / 'kunit.out').write_text('')
 	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
 	main = Session(request.Source(cache=tmp_path))
@@ -155,8 +166,8 @@ def test_survivors_run_again_under_the_checkers(
 	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(tmp_path / 'changed'))
 	sources = {'mm/x.c': b'a < b\n'}
 	globs = {'mm/x.c': 's'}
-	out = gen._recheck(main, request.MutantsRequest(rebuild=True), None, rs,
-			   sources, [], globs)
+	out = gen._recheck(main, request.MutantsRequest(rebuild=True), Tree(),
+			   rs, sources, [], globs, {})
 	assert seen == [('mglru', 'baseline'), ('mglru', 'f:2:5:ror:<=.patch'),
 			('mglru', 'f:3:5:ror:<=.patch'),
 			('distro', 'baseline'), ('distro', 'f:3:5:ror:<=.patch'),
@@ -170,8 +181,8 @@ def test_survivors_run_again_under_the_checkers(
 	debug = Session(request.Source(cache=tmp_path),
 			request.Build(config='debug'))
 	seen.clear()
-	assert gen._recheck(debug, request.MutantsRequest(), None, rs,
-			    sources, [], globs) == rs
+	assert gen._recheck(debug, request.MutantsRequest(), Tree(), rs,
+			    sources, [], globs, {}) == rs
 	assert not seen
 	# In schemata (the default), the same survivors, the same outcomes;
 	# a survivor no schema holds is built alone.
@@ -192,8 +203,8 @@ def test_survivors_run_again_under_the_checkers(
 
 	monkeypatch.setattr(gen, '_schema_pass', schema_pass)
 	monkeypatch.setattr(gen, '_in_function_copies', in_function_copies)
-	out = gen._recheck(main, request.MutantsRequest(), None, rs, sources,
-			   [], globs)
+	out = gen._recheck(main, request.MutantsRequest(), Tree(), rs, sources,
+			   [], globs, {})
 	# One no schema holds goes into copies of its function, and is
 	# built alone if they do not hold it either.
 	assert seen == [('mglru', 'baseline'), ('mglru', 'schema', [2, 3]),
@@ -204,6 +215,70 @@ def test_survivors_run_again_under_the_checkers(
 	assert [r.outcome for r in out] == [O.KILLED, O.KILLED, O.SURVIVED,
 					    O.EQUIVALENT]
 	assert out[1].detail == 'under --config mglru'
+
+
+def test_an_equivalent_is_compared_again_under_the_checkers(
+		tmp_path: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""TCE's verdict without a configuration holds for that one only:
+	code only MEMCG or DEBUG_VM compiles in is dead there. Under each
+	checker, in turn, the mutants still equivalent are compiled again:
+	one whose object differs there is a survivor, run under that
+	configuration (and, surviving, under the next); one that does not
+	compile there is unviable; the others stay equivalent."""
+	from mmkunit import request
+	from mmkunit.session import Session
+	O = gen.Outcome
+	rs = scored('f', O.EQUIVALENT, O.EQUIVALENT, O.EQUIVALENT, O.SURVIVED,
+		    O.EQUIVALENT)
+	seen = []
+
+	def tce(s, t, m, source, comparers):
+		seen.append((s.build.config, 'tce', m.line))
+		if (s.build.config, m.line) in (('distro', 1), ('mglru', 5)):
+			return None
+		if (s.build.config, m.line) == ('mglru', 2):
+			return gen.Scored(m, O.UNVIABLE, detail='error: x')
+		return gen.Scored(m, O.EQUIVALENT)
+
+	def by_rebuild(s, req, tree, mutants, sources, globs, opts, timeout,
+		       comparers):
+		seen.append((s.build.config, 'run', [m.line for m in mutants]))
+		return [gen.Scored(m, O.KILLED if m.line == 1 else O.SURVIVED)
+			for m in mutants]
+
+	monkeypatch.setattr(gen, '_tce', tce)
+	monkeypatch.setattr(gen, '_originals', lambda *a: None)
+	monkeypatch.setattr(gen, '_by_rebuild', by_rebuild)
+	monkeypatch.setattr(gen, '_baseline', lambda s, tree: 30)
+	monkeypatch.setattr(gen, '_options', lambda s, tree, timeout: None)
+	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
+	main = Session(request.Source(cache=tmp_path))
+	out = gen._recheck(main, request.MutantsRequest(rebuild=True), Tree(),
+			   rs, {'mm/x.c': b'a < b\n'}, [], {'mm/x.c': 's'}, {})
+	assert seen == [('mglru', 'tce', 1), ('mglru', 'tce', 2),
+			('mglru', 'tce', 3), ('mglru', 'tce', 5),
+			('mglru', 'run', [4, 5]),
+			('distro', 'tce', 1), ('distro', 'tce', 3),
+			('distro', 'run', [1, 4, 5]),
+			('debug', 'tce', 3), ('debug', 'run', [4, 5])]
+	assert [r.outcome for r in out] == [O.KILLED, O.UNVIABLE, O.EQUIVALENT,
+					    O.SURVIVED, O.SURVIVED]
+	assert out[0].detail.startswith('under --config distro')
+	assert out[1].detail == 'under --config mglru: error: x'
+	assert out[4].detail == gen.DIFFERS + 'mglru'
+	# Built alone, such a survivor is not run without a configuration:
+	# its object there is the original's.
+	built = []
+
+	def alone(s, req, tree, mutants, sources, globs, opts, timeout,
+		  comparers):
+		built.append((s.build.config, [m.line for m in mutants]))
+		return [gen.Scored(m, O.SURVIVED) for m in mutants]
+	monkeypatch.setattr(gen, '_by_rebuild', alone)
+	gen._confirm_alone(main, None, None, out, {}, {}, None, 30)
+	assert built == [(None, [4]), ('mglru', [4, 5]), ('distro', [4, 5]),
+			 ('debug', [4, 5])]
 
 
 def test_a_kernel_that_runs_no_test_is_booted_once_more(
@@ -414,7 +489,6 @@ def test_a_reviewed_survivor_is_not_compiled_alone(
 	"""TCE compiles the survivors of the schemata alone, but not those
 	kernel/equivalent lists: their entries decide (REVIEWED), and the
 	compile would only cost time."""
-	import contextlib
 	O = gen.Outcome
 	rs = scored('f', O.SURVIVED, O.KILLED, O.SURVIVED)
 	compiled = []
@@ -422,10 +496,6 @@ def test_a_reviewed_survivor_is_not_compiled_alone(
 	def tce(s, t, m, source, comparers):
 		compiled.append(m.line)
 		return gen.Scored(m, O.EQUIVALENT)
-
-	class Tree:
-		def locked(self):
-			return contextlib.nullcontext()
 
 	monkeypatch.setattr(gen, '_schema_pass', lambda *a: rs)
 	monkeypatch.setattr(gen, '_tce', tce)
@@ -445,7 +515,6 @@ def test_what_no_schema_holds_is_compiled_then_held_in_function_copies(
 	"""A mutant no schema holds is compiled alone (TCE) first: unviable
 	or equivalent, it needs no kernel; if not, copies of its function
 	hold it, and one they cannot hold is left to be built alone."""
-	import contextlib
 	O = gen.Outcome
 	ms = [mutant('f', n) for n in (1, 2, 3, 4)]
 	header = mutagen.Mutant('include/linux/x.h', 'g', 5, 5, 'ror:<=', 0, 1,
@@ -460,10 +529,6 @@ def test_what_no_schema_holds_is_compiled_then_held_in_function_copies(
 			       opts, timeout, results):
 		copied.append([m.line for m in mutants])
 		return [gen.Scored(m, O.KILLED) for m in mutants if m.line == 3]
-
-	class Tree:
-		def locked(self):
-			return contextlib.nullcontext()
 
 	monkeypatch.setattr(gen, '_schema_pass',
 			    lambda *a: [gen.Scored(ms[0], O.KILLED)])
@@ -504,7 +569,7 @@ def test_a_port_rechecks_under_its_own_configurations_only(
 	monkeypatch.setattr(gen, '_recheck_under', under)
 	port = Session(request.Source(cache=tmp_path, tree='6.12'))
 	assert gen._recheck(port, request.MutantsRequest(), None, rs, {}, [],
-			    {}) == rs
+			    {}, {}) == rs
 	assert seen == gen._checkers(port) == ['debug']
 	assert not (port.overlay.root / 'kunit-configs/um-mglru.config').exists()
 	assert gen._checkers(Session(request.Source(cache=tmp_path))) == \

@@ -122,3 +122,35 @@ def test_tce_ignores_counters_in_local_names(tmp_path: Path) -> None:
 	assert comparer.compare('mm/x.o', (unit % ('', 'g')).encode(), 'g'
 				)[0] == tce.Compiled.DIFFERENT
 	comparer.close()
+
+
+@pytest.mark.skipif(not shutil.which('gcc') or not shutil.which('objcopy'),
+		    reason='needs gcc and binutils')
+def test_tce_compares_a_unit_that_names_its_path_at_one_place(
+		tmp_path: Path) -> None:
+	"""Under KASAN a unit's object names its source's path, so no copy's
+	object is the tree's: a mutant is compared with the original
+	compiled at the place it is compiled at, and is the same if its code
+	is. A copy that differs from the tree's in more than its path is
+	still refused."""
+	src = tmp_path / 'src/mm'
+	src.mkdir(parents=True)
+	build = tmp_path / 'build/mm'
+	build.mkdir(parents=True)
+	c = src / 'x.c'
+	c.write_text('int g[10];\nint *f(int a)\n{\n\treturn a < 3 ? g : 0;\n}\n')
+	(build / '.x.o.cmd').write_text(
+		f'savedcmd_mm/x.o := gcc -Wp,-MMD,mm/.x.o.d -fsanitize=address '
+		f'-O2 -c -o mm/x.o {c}\nsource_mm/x.o := {c}\n')
+	comparer = tce.Comparer(tmp_path / 'build')
+	comparer.original('mm/x.o', c.read_bytes())
+	for key in 'abcdefgh':
+		assert comparer.compare('mm/x.o', c.read_bytes().replace(
+			b'a < 3', b'a <= 2'), key)[0] == tce.Compiled.SAME
+		assert comparer.compare('mm/x.o', c.read_bytes().replace(
+			b'a < 3', b'a <= 3'), key)[0] == tce.Compiled.DIFFERENT
+	other = tce.Comparer(tmp_path / 'build')
+	with pytest.raises(RuntimeError, match='from a copy'):
+		other.original('mm/x.o', b'int g[11];\n')
+	comparer.close()
+	other.close()
