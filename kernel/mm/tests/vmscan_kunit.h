@@ -2317,9 +2317,9 @@ static void vmscan_test_get_scan_count(struct kunit *test)
 /*
  * get_scan_count() over a memcg that has gone offline. Reclaim would take
  * SWAP_CLUSTER_MAX pages of a list of it that gets nothing to scan, to
- * scrape out what is left; but offlining moved its folios and their
- * counts to its parent, so every list of it is empty, and of an empty
- * list it takes nothing.
+ * scrape out what is left, and round its share of each list up; but
+ * offlining moved its folios and their counts to its parent, so every
+ * list of it is empty, and of an empty list it takes nothing.
  */
 static void vmscan_test_get_scan_count_offline(struct kunit *test)
 {
@@ -2334,6 +2334,13 @@ static void vmscan_test_get_scan_count_offline(struct kunit *test)
 	enum lru_list lru;
 
 	vmscan_test_need_lru_gen(test, false);
+	/*
+	 * Swap space and the highest swappiness: the lists are split by
+	 * fractions (SCAN_FRACT), file's 0, which an offline memcg's share
+	 * rounds up from.
+	 */
+	mm_kunit_set_knob(test, vm_swappiness, MAX_SWAPPINESS);
+	mm_kunit_set_swap(test, SZ_1G >> PAGE_SHIFT);
 	memcg = mm_kunit_memcg_create_offline(test);
 	KUNIT_ASSERT_FALSE(test, mem_cgroup_online(memcg));
 	sc.target_mem_cgroup = memcg;

@@ -544,9 +544,9 @@ static void workingset_test_lru_gen_refault_not_recent(struct kunit *test)
 	};
 	struct workingset_test_events e = {};
 	struct workingset_test_counts *n;
+	unsigned long flags, field, max_seq, min_seq;
 	struct lru_gen_folio *lrugen;
 	struct folio *folio;
-	unsigned long flags;
 	int hist, tier;
 
 	if (mem_cgroup_disabled())
@@ -554,9 +554,12 @@ static void workingset_test_lru_gen_refault_not_recent(struct kunit *test)
 	n = workingset_test_refault(test, &c, 0, 1, &folio, &e);
 
 	lrugen = &n->lruvec->lrugen;
-	KUNIT_EXPECT_EQ(test, MAX_NR_GENS, READ_ONCE(lrugen->max_seq));
-	KUNIT_EXPECT_EQ(test, 1UL, READ_ONCE(lrugen->min_seq[LRU_GEN_FILE]));
+	max_seq = READ_ONCE(lrugen->max_seq);
+	min_seq = READ_ONCE(lrugen->min_seq[LRU_GEN_FILE]);
 	flags = READ_ONCE(folio->flags.f);
+	field = (flags & LRU_REFS_MASK) >> LRU_REFS_PGOFF;
+	KUNIT_EXPECT_EQ(test, MAX_NR_GENS, max_seq);
+	KUNIT_EXPECT_EQ(test, 1UL, min_seq);
 	/* The lruvec is the test's: nothing but a refault counts there. */
 	for (hist = 0; hist < NR_HIST_GENS; hist++) {
 		for (tier = 0; tier < MAX_NR_TIERS; tier++) {
@@ -570,7 +573,7 @@ static void workingset_test_lru_gen_refault_not_recent(struct kunit *test)
 	}
 	KUNIT_EXPECT_FALSE(test, flags & BIT(PG_workingset));
 	KUNIT_EXPECT_FALSE(test, flags & BIT(PG_referenced));
-	KUNIT_EXPECT_EQ(test, 0UL, (flags & LRU_REFS_MASK) >> LRU_REFS_PGOFF);
+	KUNIT_EXPECT_EQ(test, 0UL, field);
 	KUNIT_EXPECT_EQ(test, 1L, e.refault);
 	KUNIT_EXPECT_EQ(test, 0L, e.restore);
 	KUNIT_EXPECT_EQ(test, 0L, e.activate);
