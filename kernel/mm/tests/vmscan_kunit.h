@@ -740,16 +740,16 @@ static void vmscan_test_mark_accessed(struct kunit *test)
 {
 	struct folio *folio = vmscan_test_folio_create(test, 0, 0);
 	unsigned long n, full = BIT(LRU_REFS_WIDTH) - 1;
-	unsigned long flags;
+	unsigned long flags, field;
 
 	vmscan_test_need_lru_gen(test, true);
 	for (n = 1; n <= full + 3; n++) {
 		folio_mark_accessed(folio);
 		flags = READ_ONCE(folio->flags.f);
+		field = min(n - 1, full);
 		KUNIT_EXPECT_TRUE_MSG(test, flags & BIT(PG_referenced),
 				      "access %lu", n);
-		KUNIT_EXPECT_EQ_MSG(test, min(n - 1, full),
-				    vmscan_test_refs_field(flags),
+		KUNIT_EXPECT_EQ_MSG(test, field, vmscan_test_refs_field(flags),
 				    "access %lu", n);
 		KUNIT_EXPECT_EQ_MSG(test, n > full + 1,
 				    !!(flags & BIT(PG_workingset)),
