@@ -12,6 +12,20 @@ import pytest
 from mmkunit import tce
 
 
+def unit(tmp_path: Path, text: str, flags: str = '-O2 -g') -> Path:
+	"""mm/x.c of a tree under tmp_path, holding text, and its build
+	directory's saved command for mm/x.o; the source's path."""
+	src = tmp_path / 'src/mm'
+	src.mkdir(parents=True)
+	(tmp_path / 'build/mm').mkdir(parents=True)
+	c = src / 'x.c'
+	c.write_text(text)
+	(tmp_path / 'build/mm/.x.o.cmd').write_text(
+		f'savedcmd_mm/x.o := gcc -Wp,-MMD,mm/.x.o.d {flags} -c -o mm/x.o '
+		f'{c}\nsource_mm/x.o := {c}\n')
+	return c
+
+
 def test_compile_command_is_kbuilds_saved_one(tmp_path: Path) -> None:
 	(tmp_path / 'mm').mkdir()
 	(tmp_path / 'mm/.x.o.cmd').write_text(
@@ -33,15 +47,8 @@ def test_a_header_has_no_object_of_its_own() -> None:
 def test_tce_tells_same_code_from_different(tmp_path: Path) -> None:
 	"""The unit is compiled with its saved kbuild command; a change that
 	compiles to the same code is SAME, one that does not, DIFFERENT."""
-	src = tmp_path / 'src/mm'
-	src.mkdir(parents=True)
+	c = unit(tmp_path, 'int f(int a)\n{\n\treturn a < 3 ? 1 : 0;\n}\n')
 	build = tmp_path / 'build/mm'
-	build.mkdir(parents=True)
-	c = src / 'x.c'
-	c.write_text('int f(int a)\n{\n\treturn a < 3 ? 1 : 0;\n}\n')
-	(build / '.x.o.cmd').write_text(
-		f'savedcmd_mm/x.o := gcc -Wp,-MMD,mm/.x.o.d -O2 -g -c -o mm/x.o {c}\n'
-		f'\nsource_mm/x.o := {c}\n')
 	comparer = tce.Comparer(tmp_path / 'build')
 	comparer.original('mm/x.o', c.read_bytes())
 
@@ -99,27 +106,19 @@ def test_tce_compiles_a_copy_as_the_tree_would(tmp_path: Path) -> None:
 def test_tce_ignores_counters_in_local_names(tmp_path: Path) -> None:
 	"""A change that only shifts __COUNTER__, and so renames a later local
 	symbol, is SAME; a renamed global symbol is DIFFERENT."""
-	src = tmp_path / 'src/mm'
-	src.mkdir(parents=True)
-	build = tmp_path / 'build/mm'
-	build.mkdir(parents=True)
-	c = src / 'x.c'
-	unit = ('#define ID(a, b) a##b\n'
+	text = ('#define ID(a, b) a##b\n'
 		'#define NAMED(n) ID(counted_, n)\n'
 		'#define DEFINE(n, fn) static int NAMED(n) = 4; '
 		'int *fn(void) { return &NAMED(n); }\n'
 		'%s'
 		'DEFINE(__COUNTER__, %s)\n')
-	(build / '.x.o.cmd').write_text(
-		f'savedcmd_mm/x.o := gcc -Wp,-MMD,mm/.x.o.d -O2 -g -c -o mm/x.o {c}\n'
-		f'source_mm/x.o := {c}\n')
+	c = unit(tmp_path, text % ('', 'f'))
 	comparer = tce.Comparer(tmp_path / 'build')
-	c.write_text(unit % ('', 'f'))
 	comparer.original('mm/x.o', c.read_bytes())
-	assert comparer.compare('mm/x.o', (unit % (
+	assert comparer.compare('mm/x.o', (text % (
 		'enum { SKIPPED = __COUNTER__ };\n', 'f')).encode(), 'counter'
 	)[0] == tce.Compiled.SAME
-	assert comparer.compare('mm/x.o', (unit % ('', 'g')).encode(), 'g'
+	assert comparer.compare('mm/x.o', (text % ('', 'g')).encode(), 'g'
 				)[0] == tce.Compiled.DIFFERENT
 	comparer.close()
 
@@ -133,15 +132,9 @@ def test_tce_compares_a_unit_that_names_its_path_at_one_place(
 	compiled at the place it is compiled at, and is the same if its code
 	is. A copy that differs from the tree's in more than its path is
 	still refused."""
-	src = tmp_path / 'src/mm'
-	src.mkdir(parents=True)
-	build = tmp_path / 'build/mm'
-	build.mkdir(parents=True)
-	c = src / 'x.c'
-	c.write_text('int g[10];\nint *f(int a)\n{\n\treturn a < 3 ? g : 0;\n}\n')
-	(build / '.x.o.cmd').write_text(
-		f'savedcmd_mm/x.o := gcc -Wp,-MMD,mm/.x.o.d -fsanitize=address '
-		f'-O2 -c -o mm/x.o {c}\nsource_mm/x.o := {c}\n')
+	c = unit(tmp_path,
+		 'int g[10];\nint *f(int a)\n{\n\treturn a < 3 ? g : 0;\n}\n',
+		 '-fsanitize=address -O2')
 	comparer = tce.Comparer(tmp_path / 'build')
 	comparer.original('mm/x.o', c.read_bytes())
 	for key in 'abcdefgh':
