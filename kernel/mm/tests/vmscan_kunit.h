@@ -1607,6 +1607,17 @@ static const struct vmscan_test_tier_case vmscan_test_tier_cases[] = {
 		},
 		.tier_idx = 3,
 	},
+	/* 5000 of 700000 is evicted, of 400000 - 300000 it would not be */
+	{
+		.desc = "tier 1's protected count added to its evictions",
+		.type = LRU_GEN_FILE,
+		.counts = {
+			.avg_refaulted = { 100, 5000 },
+			.avg_total = { 10000, 400000 },
+			.protected = { 0, 300000 },
+		},
+		.tier_idx = 3,
+	},
 	{
 		.desc = "tier 1's evictions count in its total",
 		.type = LRU_GEN_FILE,
