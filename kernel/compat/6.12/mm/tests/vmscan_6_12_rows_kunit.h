@@ -31,6 +31,8 @@
 #ifndef MM_TESTS_VMSCAN_6_12_ROWS_KUNIT_H
 #define MM_TESTS_VMSCAN_6_12_ROWS_KUNIT_H
 
+#include "lru_refs_6_12_kunit.h"
+
 /* A refs field of BIT(LRU_REFS_WIDTH) - 1 is 3 in these rows. */
 static const struct vmscan_test_refs_case vmscan_6_12_test_refs_cases[] = {
 	{
@@ -293,29 +295,21 @@ static const struct vmscan_test_tier_case vmscan_6_12_test_tier_cases[] = {
 KUNIT_ARRAY_PARAM_DESC(vmscan_6_12_test_tier, vmscan_6_12_test_tier_cases,
 		       desc);
 
-/* The rows' refs fields are those of LRU_REFS_WIDTH 2. */
-static void vmscan_6_12_test_refs_width(struct kunit *test)
-{
-	if (LRU_REFS_WIDTH != 2)
-		kunit_skip(test, "the rows assume LRU_REFS_WIDTH 2, not %d",
-			   LRU_REFS_WIDTH);
-}
-
 static void vmscan_6_12_test_refs_tier(struct kunit *test)
 {
-	vmscan_6_12_test_refs_width(test);
+	lru_refs_6_12_need_width(test);
 	vmscan_test_refs_tier(test);
 }
 
 static void vmscan_6_12_test_sort_folio(struct kunit *test)
 {
-	vmscan_6_12_test_refs_width(test);
+	lru_refs_6_12_need_width(test);
 	vmscan_test_sort_folio(test);
 }
 
 static void vmscan_6_12_test_sort_folio_aged(struct kunit *test)
 {
-	vmscan_6_12_test_refs_width(test);
+	lru_refs_6_12_need_width(test);
 	vmscan_test_sort_folio_aged(test);
 }
 

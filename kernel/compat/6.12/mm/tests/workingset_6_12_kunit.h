@@ -23,6 +23,8 @@
 #ifndef MM_TESTS_WORKINGSET_6_12_KUNIT_H
 #define MM_TESTS_WORKINGSET_6_12_KUNIT_H
 
+#include "lru_refs_6_12_kunit.h"
+
 /*
  * The inputs of 7.3's rows and two of 6.12's own, where refs reach
  * BIT(LRU_REFS_WIDTH) - 1 = 3 without a fault. A refs field at
@@ -147,23 +149,15 @@ static const struct workingset_test_case workingset_6_12_test_cases[] = {
 KUNIT_ARRAY_PARAM_DESC(workingset_6_12_test, workingset_6_12_test_cases,
 		       desc);
 
-/* The rows' refs fields and thresholds are those of LRU_REFS_WIDTH 2. */
-static void workingset_6_12_test_refs_width(struct kunit *test)
-{
-	if (LRU_REFS_WIDTH != 2)
-		kunit_skip(test, "the rows assume LRU_REFS_WIDTH 2, not %d",
-			   LRU_REFS_WIDTH);
-}
-
 static void workingset_6_12_test_lru_gen_refault(struct kunit *test)
 {
-	workingset_6_12_test_refs_width(test);
+	lru_refs_6_12_need_width(test);
 	workingset_test_lru_gen_refault(test);
 }
 
 static void workingset_6_12_test_lru_gen_refault_aged(struct kunit *test)
 {
-	workingset_6_12_test_refs_width(test);
+	lru_refs_6_12_need_width(test);
 	workingset_test_lru_gen_refault_aged(test);
 }
 

@@ -1,0 +1,1 @@
+../../../6.12/mm/tests/lru_refs_6_12_kunit.h
