@@ -847,9 +847,9 @@ def _compared_under(checked: Session, req: MutantsRequest,
 					r, outcome=Outcome.UNVIABLE,
 					detail=f'under --config {config}: {new.detail}')
 		out.append(r)
-	differ = sum(r.detail == f'{DIFFERS}{config}' for r in out)
 	print(f'mm-kunit: {len(equal)} equivalent (TCE) compared again under '
-	      f'--config {config}: {differ} differ there')
+	      f'--config {config}: '
+	      f'{sum(new is None for new in now.values())} differ there')
 	return out
 
 
