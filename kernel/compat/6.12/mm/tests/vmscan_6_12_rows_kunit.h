@@ -280,6 +280,20 @@ static const struct vmscan_test_tier_case vmscan_6_12_test_tier_cases[] = {
 		},
 		.tier_idx = 0,
 	},
+	/*
+	 * Tier 0 is only the setpoint: judged against itself at gains 1:2,
+	 * 1000 refaults of 60 would not be positive (7.3's row of 100 of
+	 * 100 is, at these gains).
+	 */
+	{
+		.desc = "tier 0 refaulting more than it evicts is no tier above it",
+		.type = LRU_GEN_FILE,
+		.counts = {
+			.avg_refaulted = { 1000 },
+			.avg_total = { 60 },
+		},
+		.tier_idx = MAX_NR_TIERS - 1,
+	},
 	{
 		.desc = "tier 0's evictions are its total",
 		.type = LRU_GEN_ANON,
