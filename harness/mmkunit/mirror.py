@@ -60,12 +60,6 @@ from mmkunit.progress import progress
 RSYNC_EXCLUDES = ['/.git', '/.config', '/.config.old', '/include/config/',
 		  '/include/generated/', '/arch/*/include/generated/',
 		  '/.kunitconfig', '/.kunit/']
-# The same as find(1)'s -path patterns, not walked: those of anything
-# (.git: a worktree's is a file), and those of directories alone. (A -path
-# pattern's * matches a / too: arch/x86/um/include/generated is not walked
-# either; no source directory has that name.)
-_PRUNED_ANY = [f'.{p}' for p in RSYNC_EXCLUDES if not p.endswith('/')]
-_PRUNED_DIRS = [f'.{p.rstrip("/")}' for p in RSYNC_EXCLUDES if p.endswith('/')]
 # The first components of RSYNC_EXCLUDES's patterns.
 _EXCLUDED_TOP = {p.split('/')[1] for p in RSYNC_EXCLUDES}
 
@@ -222,49 +216,77 @@ class Walk:
 
 
 def _find(tree: Path, since: Optional[float], whole: bool
-	  ) -> 'subprocess.Popen[bytes]':
-	cmd = ['find', '.', '(']
-	for pattern in _PRUNED_ANY:
-		cmd += ['-path', pattern, '-o']
-	cmd += ['(', '(']
-	for pattern in _PRUNED_DIRS:
-		cmd += ['-path', pattern, '-o']
-	cmd[-1:] = [')', '-type', 'd', ')', ')', '-prune', '-o']
+	  ) -> Optional['subprocess.Popen[bytes]']:
+	"""find(1) over tree's top-level entries that rsync does not leave
+	out (what it leaves out deeper, _finish() does): a test of every
+	entry's path would cost a third of the walk. None if there are
+	none."""
+	starts = []
+	with os.scandir(tree) as entries:
+		for e in entries:
+			if not excluded(e.name, e.is_dir(follow_symlinks=False)):
+				# Not an option or an operator of find's.
+				starts.append(f'./{e.name}')
+	if not starts:
+		return None
+	cmd = ['find', *sorted(starts)]
 	if since is not None:
-		# To the microsecond, rounded down.
-		cmd += ['-newerct', f'@{math.floor(since * 1e6) / 1e6:.6f}']
+		cmd += ['-newerct', _find_time(since)]
 	if whole:
 		# Each entry's ctime, and each directory's identity.
 		cmd += ['-printf', '%C@\\0', '(', '-type', 'd', '-printf',
-			'd%D:%i %P\\0', ')']
+			'd%D:%i %p\\0', ')']
 	else:
-		cmd += ['-printf', '%C@ %y %P\\0']
+		cmd += ['-printf', '%C@ %y %p\\0']
 	return subprocess.Popen(cmd, cwd=tree, stdout=subprocess.PIPE,
 				stderr=subprocess.DEVNULL,
 				env=dict(os.environ, LC_ALL='C'))
 
 
-def _finish(find: 'subprocess.Popen[bytes]', whole: bool,
-	    started: float) -> Optional[Walk]:
-	out, _ = find.communicate()
+def _micros(since: float) -> int:
+	"""since as find(1) is given it: to the microsecond, rounded down."""
+	return math.floor(since * 1e6)
+
+
+def _find_time(since: float) -> str:
+	return f'@{_micros(since) // 1000000}.{_micros(since) % 1000000:06d}'
+
+
+def _finish(tree: Path, find: Optional['subprocess.Popen[bytes]'],
+	    since: Optional[float], started: float) -> Optional[Walk]:
+	"""The walk of tree by find (_find()), and of the tree itself, which
+	find's walk from its entries does not see."""
+	out = b''
+	if find is not None:
+		out, _ = find.communicate()
+		if find.returncode != 0:
+			return None
+	top = _lstat(tree)
 	seconds = time.monotonic() - started
-	if find.returncode != 0:
+	if top is None:
 		return None
 	records = out.split(b'\0')[:-1]
-	if whole:
-		times = [float(r) for r in records if not r.startswith(b'd')]
-		dirs = {}
+	ctime = top.st_ctime_ns / 1e9
+	if since is None:
+		times = [ctime] + [float(r) for r in records
+				   if not r.startswith(b'd')]
+		dirs = {'': _ident(top)}
 		for r in records:
 			if r.startswith(b'd'):
 				ident, raw = r[1:].split(b' ', 1)
-				dirs[os.fsdecode(raw)] = ident.decode()
-		return Walk([], max(times, default=None), seconds, dirs)
+				name = os.fsdecode(raw[2:])
+				if not excluded(name, True):
+					dirs[name] = ident.decode()
+		return Walk([], max(times), seconds, dirs)
 	entries: List[Tuple[str, str]] = []
 	newest: Optional[float] = None
+	if top.st_ctime_ns > _micros(since) * 1000:
+		entries.append(('d', ''))
+		newest = ctime
 	for record in records:
-		ctime, kind, raw = record.split(b' ', 2)
-		newest = max(newest or 0.0, float(ctime))
-		name = os.fsdecode(raw)
+		ctime_s, kind, raw = record.split(b' ', 2)
+		newest = max(newest or 0.0, float(ctime_s))
+		name = os.fsdecode(raw[2:])
 		if not excluded(name, kind == b'd'):
 			entries.append((kind.decode(), name))
 	return Walk(entries, newest, seconds)
@@ -279,7 +301,7 @@ def walk(tree: Path, since: Optional[float]) -> Optional[Walk]:
 		find = _find(tree, since, since is None)
 	except OSError:
 		return None
-	return _finish(find, since is None, started)
+	return _finish(tree, find, since, started)
 
 
 def _ident(st: os.stat_result) -> str:
@@ -312,7 +334,7 @@ def refresh(user: Path, copy: Path, keep: Set[str], last: Any
 	except OSError:
 		return _whole(user, copy, keep, clock)
 	theirs = walk(user, prev.since)
-	edited = _finish(mine, False, started)
+	edited = _finish(copy, mine, prev.copied - MARGIN, started)
 	top = _lstat(user)
 	if theirs is None or edited is None or top is None or \
 	   prev.dirs.get('') != _ident(top):
