@@ -33,6 +33,7 @@ plan() or build() answer None or False, and the caller builds with make.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
 import os
@@ -177,13 +178,36 @@ def save(build_dir: Path, config: Optional[str]) -> bool:
 		return False
 	cwd = str(build_dir)
 	st = (build_dir / '.config').stat()
+	envs = [_clean(r['env']) for r in [*descents.values(), *link]]
+	# The base: the values most recipes have.
+	counts = collections.Counter(kv for e in envs for kv in e.items())
+	base: Dict[str, str] = {}
+	for (k, v), _ in counts.most_common():
+		base.setdefault(k, v)
+	kept = iter([_from_base(base, e) for e in envs])
 	(build_dir / RECIPES).write_text(json.dumps({
 		'config': config, '.config': [st.st_size, st.st_mtime_ns],
-		'descents': {d: [r['command'], _clean(r['env'])]
+		'env': base,
+		'descents': {d: [r['command'], next(kept)]
 			     for d, r in descents.items()},
-		'link': [[r['command'], _clean(r['env'])] for r in link],
+		'link': [[r['command'], next(kept)] for r in link],
 		'cwd': cwd}) + '\n')
 	return True
+
+
+# A recipe's environment as saved: what it sets that the saved base does
+# not (or sets otherwise), and what of the base it does not have. A
+# make's recipes share the most of their environments (a sub-make's
+# differs in MAKELEVEL and MAKEFLAGS): the whole of each, hundreds of
+# recipes long, would be megabytes for every run to read.
+def _from_base(base: Dict[str, str], env: Dict[str, str]) -> List[Any]:
+	return [{k: v for k, v in env.items() if base.get(k) != v},
+		sorted(k for k in base if k not in env)]
+
+
+def _on_base(base: Dict[str, str], saved: List[Any]) -> Dict[str, str]:
+	sets, unset = saved[0], set(saved[1])
+	return {**{k: v for k, v in base.items() if k not in unset}, **sets}
 
 
 def load(build_dir: Path,
@@ -199,11 +223,13 @@ def load(build_dir: Path,
 	   saved.get('.config') != [st.st_size, st.st_mtime_ns] or \
 	   saved.get('cwd') != str(build_dir):
 		return None
-	cwd = str(build_dir)
+	cwd, base = str(build_dir), saved.get('env')
+	if not isinstance(base, dict):
+		return None
 	return Recording(
-		descents={d: Recipe(cwd, c, e)
+		descents={d: Recipe(cwd, c, _on_base(base, e))
 			  for d, (c, e) in saved['descents'].items()},
-		link=[Recipe(cwd, c, e) for c, e in saved['link']])
+		link=[Recipe(cwd, c, _on_base(base, e)) for c, e in saved['link']])
 
 
 def forget(build_dir: Path) -> None:

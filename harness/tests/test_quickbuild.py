@@ -6,10 +6,13 @@ the harness leaves it to make."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
+
+import pytest
 
 from mmkunit import quickbuild
 
@@ -77,6 +80,35 @@ def test_a_make_records_its_walks_and_its_link(tmp_path: Path) -> None:
 		assert 'SHELL=' not in recipe.env['MAKEFLAGS']
 		assert recipe.cwd == str(tmp_path)
 	assert not (tmp_path / 'mm-kunit-recipes.d').exists()
+
+
+def test_each_recipe_gets_back_the_environment_make_gave_it(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	"""Saved as what each adds to, changes in and drops from the values
+	most recipes share."""
+	envs = [{'A': '1', 'B': '2', 'MAKELEVEL': '1'},
+		{'A': '1', 'B': '2', 'MAKELEVEL': '2'},
+		{'A': '1', 'MAKELEVEL': '2', 'C': '3'}]
+	real = quickbuild._records
+
+	def records(rec: Path) -> Iterator[Dict[str, Any]]:
+		yield from real(rec)
+		# Two sub-makes more, with environments of their own.
+		for d, env in (('lib', envs[1]), ('fs', envs[2])):
+			yield {'ppid': 0, 'command': f'make -f x/scripts/'
+			       f'Makefile.build obj={d} need-builtin=1', 'env': env}
+	monkeypatch.setattr(quickbuild, '_records', records)
+	assert _record(tmp_path)
+	rec = quickbuild.load(tmp_path, 'config digest')
+	assert rec is not None
+	assert rec.descents['lib'].env == envs[1]
+	assert rec.descents['fs'].env == envs[2]
+	# A recording of the format before, each environment whole: made
+	# again.
+	saved = json.loads((tmp_path / quickbuild.RECIPES).read_text())
+	del saved['env']
+	(tmp_path / quickbuild.RECIPES).write_text(json.dumps(saved))
+	assert quickbuild.load(tmp_path, 'config digest') is None
 
 
 def test_a_recording_holds_for_its_configuration_only(tmp_path: Path) -> None:
