@@ -60,7 +60,6 @@
 #define FILEMAP_TEST_HUGE_ORDER		min_t(unsigned int, \
 					      MAX_PAGECACHE_ORDER, \
 					      get_order(SZ_2M))
-#define FILEMAP_TEST_HUGE_PAGES		BIT(FILEMAP_TEST_HUGE_ORDER)
 /*
  * The pages do_read_fault() maps around a fault at boot (fault_around_bytes,
  * 64 KiB, in mm/memory.c): with one page (64 KiB pages) it runs no
@@ -1097,6 +1096,11 @@ struct filemap_test_huge_case {
 	unsigned int ra_pages;
 	unsigned short miss_before;
 	unsigned short miss_after;
+	/*
+	 * The mapping's largest folio order, set below 2 MiB's; 0: as
+	 * mapping_set_large_folios() leaves it.
+	 */
+	unsigned int max_order;
 	/* The fault: at page @offset of the file's @folio'th huge folio. */
 	unsigned long folio;
 	unsigned long offset;
@@ -1110,6 +1114,7 @@ struct filemap_test_huge_case {
  * from the aligned index: two unless VM_RAND_READ, the last async
  * (PG_readahead). Neither VM_RAND_READ nor ra_pages == 0 stops it; the
  * mmap_miss count and its threshold do (not for VM_SEQ_READ or VM_EXEC).
+ * A mapping whose largest order is below 2 MiB's reads folios of that order.
  */
 static const struct filemap_test_huge_case filemap_test_huge_cases[] = {
 	{
@@ -1159,6 +1164,16 @@ static const struct filemap_test_huge_case filemap_test_huge_cases[] = {
 		.folios = 0,
 	},
 	{
+		.desc = "largest order 2: two order-2 folios",
+		.ra_pages = FILEMAP_TEST_RA_PAGES,
+		.miss_before = 0,
+		.miss_after = 1,
+		.max_order = 2,
+		.folio = 2,
+		.offset = 3,
+		.folios = 2,
+	},
+	{
 		.desc = "VM_SEQ_READ: two folios, mmap_miss left",
 		.vm_flags = VM_SEQ_READ,
 		.ra_pages = FILEMAP_TEST_RA_PAGES,
@@ -1175,15 +1190,20 @@ KUNIT_ARRAY_PARAM_DESC(filemap_test_huge, filemap_test_huge_cases, desc);
 static void filemap_test_sync_readahead_hugepage(struct kunit *test)
 {
 	const struct filemap_test_huge_case *c = test->param_value;
+	unsigned int order = c->max_order ?: FILEMAP_TEST_HUGE_ORDER;
 	struct filemap_test_file *ft;
 	struct filemap_test_map map;
-	pgoff_t start = c->folio * FILEMAP_TEST_HUGE_PAGES;
-	pgoff_t async = start + (c->folios - 1) * FILEMAP_TEST_HUGE_PAGES;
+	pgoff_t start = c->folio << order;
+	pgoff_t async = start + ((c->folios - 1) << order);
 	struct folio *folio;
 
 	filemap_test_need_thp(test);
 	ft = filemap_test_create(test, c->ra_pages);
-	mapping_set_large_folios(ft->file->f_mapping);
+	if (c->max_order)
+		mapping_set_folio_order_range(ft->file->f_mapping, 0,
+					      c->max_order);
+	else
+		mapping_set_large_folios(ft->file->f_mapping);
 	map = filemap_test_mmap_file(test, ft, PROT_READ);
 	filemap_test_vma_flags(&map, VM_HUGEPAGE | c->vm_flags);
 	filemap_test_set_mmap_miss(ft, c->miss_before);
@@ -1191,13 +1211,12 @@ static void filemap_test_sync_readahead_hugepage(struct kunit *test)
 	filemap_test_sync_ra(&map, start + c->offset, FILEMAP_TEST_FAULT_FIRST);
 
 	KUNIT_EXPECT_EQ(test, c->miss_after, filemap_test_mmap_miss(ft));
-	filemap_test_expect_reads(test, ft, start,
-				  c->folios * FILEMAP_TEST_HUGE_PAGES, c->desc);
+	filemap_test_expect_reads(test, ft, start, c->folios << order, c->desc);
 	if (!c->folios)
 		return;
 	folio = filemap_get_folio(ft->file->f_mapping, async);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(folio), "page %lu cached", async);
-	KUNIT_EXPECT_EQ(test, FILEMAP_TEST_HUGE_ORDER, folio_order(folio));
+	KUNIT_EXPECT_EQ(test, order, folio_order(folio));
 	KUNIT_EXPECT_EQ(test, async, folio->index);
 	KUNIT_EXPECT_TRUE(test, folio_test_readahead(folio));
 	folio_put(folio);

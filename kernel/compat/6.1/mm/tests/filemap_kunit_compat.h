@@ -72,4 +72,19 @@ static inline void vma_end_read(struct vm_area_struct *vma)
  */
 #define fgf_set_order(size) 0
 
+/*
+ * A mapping's range of folio orders (6.11): 6.1's mapping takes large
+ * folios or none. Capped or not, it takes them here, so a test of a cap
+ * fails on 6.1 by design (where it runs: with THP).
+ */
+static inline void
+kunit_compat_mapping_set_folio_order_range(struct address_space *mapping,
+					   unsigned int min, unsigned int max)
+{
+	if (max)
+		mapping_set_large_folios(mapping);
+}
+
+#define mapping_set_folio_order_range kunit_compat_mapping_set_folio_order_range
+
 #endif /* CONFIG_MM_FILEMAP_KUNIT_TEST */
