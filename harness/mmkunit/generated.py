@@ -61,7 +61,7 @@ TIMEOUT_MULTIPLIER = 5
 # one of them kills is not booted under KASAN and lockdep.
 CHECKERS = ('mglru', 'distro', 'debug')
 # The detail of a survivor TCE found equivalent without a configuration,
-# and not under the one named after it.
+# and not under the one named after it (Scored.differs_under).
 DIFFERS = "the original's object code without a configuration, not under --config "
 
 
@@ -89,6 +89,10 @@ class Scored:
 	detail: str = ''
 	diff: str = ''
 	seconds: float = 0.0
+	# The checker's configuration under which the mutant's object
+	# differs from the original's, where it is the same without one
+	# (TCE): it is run there, and not without a configuration.
+	differs_under: Optional[str] = None
 
 	def to_json(self) -> Dict[str, Any]:
 		m = self.mutant
@@ -96,7 +100,8 @@ class Scored:
 			'line': m.line, 'operator': m.operator,
 			'outcome': self.outcome.value, 'tests': self.tests,
 			'detail': self.detail, 'diff': self.diff,
-			'seconds': round(self.seconds, 1)}
+			'seconds': round(self.seconds, 1),
+			'differs_under': self.differs_under}
 
 	@classmethod
 	def from_json(cls, d: Dict[str, Any]) -> 'Scored':
@@ -104,7 +109,8 @@ class Scored:
 		m = mutagen.Mutant(d['path'], d['function'], d['line'], int(col),
 				   op, 0, 0, '', '')
 		return cls(m, Outcome(d['outcome']), list(d['tests']),
-			   d['detail'], d['diff'], d['seconds'])
+			   d['detail'], d['diff'], d['seconds'],
+			   d.get('differs_under'))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -388,7 +394,7 @@ def _confirm_alone(s: Session, req: MutantsRequest,
 	killed: Dict[str, Scored] = {}
 	# Not without a configuration where that compiles it to the original.
 	same = {r.mutant.id for r in scored if r.outcome == Outcome.SURVIVED
-		and r.detail.startswith(DIFFERS)}
+		and r.differs_under}
 	configs: List[Optional[str]] = [None, *_checkers(s)]
 	for config in configs:
 		todo = [m for m in survivors if m.id not in killed and
@@ -841,7 +847,8 @@ def _compared_under(checked: Session, req: MutantsRequest,
 			if new is None:
 				r = dataclasses.replace(
 					r, outcome=Outcome.SURVIVED,
-					detail=f'{DIFFERS}{config}')
+					detail=f'{DIFFERS}{config}',
+					differs_under=config)
 			elif new.outcome == Outcome.UNVIABLE:
 				r = dataclasses.replace(
 					r, outcome=Outcome.UNVIABLE,

@@ -267,6 +267,9 @@ def test_an_equivalent_is_compared_again_under_the_checkers(
 	assert out[0].detail.startswith('under --config distro')
 	assert out[1].detail == 'under --config mglru: error: x'
 	assert out[4].detail == gen.DIFFERS + 'mglru'
+	assert out[4].differs_under == 'mglru'
+	assert gen.Scored.from_json(out[4].to_json()).differs_under == 'mglru'
+	assert out[3].differs_under is None
 	# Built alone, such a survivor is not run without a configuration:
 	# its object there is the original's.
 	built = []
