@@ -249,7 +249,8 @@ def _micros(since: float) -> int:
 
 
 def _find_time(since: float) -> str:
-	return f'@{_micros(since) // 1000000}.{_micros(since) % 1000000:06d}'
+	seconds, micros = divmod(_micros(since), 1000000)
+	return f'@{seconds}.{micros:06d}'
 
 
 def _finish(tree: Path, find: Optional['subprocess.Popen[bytes]'],

@@ -178,19 +178,21 @@ def save(build_dir: Path, config: Optional[str]) -> bool:
 		return False
 	cwd = str(build_dir)
 	st = (build_dir / '.config').stat()
-	envs = [_clean(r['env']) for r in [*descents.values(), *link]]
 	# The base: the values most recipes have.
-	counts = collections.Counter(kv for e in envs for kv in e.items())
+	counts = collections.Counter(
+		kv for r in [*descents.values(), *link]
+		for kv in _clean(r['env']).items())
 	base: Dict[str, str] = {}
 	for (k, v), _ in counts.most_common():
 		base.setdefault(k, v)
-	kept = iter([_from_base(base, e) for e in envs])
+
+	def kept(r: Dict[str, Any]) -> List[Any]:
+		return [r['command'], _from_base(base, _clean(r['env']))]
 	(build_dir / RECIPES).write_text(json.dumps({
 		'config': config, '.config': [st.st_size, st.st_mtime_ns],
 		'env': base,
-		'descents': {d: [r['command'], next(kept)]
-			     for d, r in descents.items()},
-		'link': [[r['command'], next(kept)] for r in link],
+		'descents': {d: kept(r) for d, r in descents.items()},
+		'link': [kept(r) for r in link],
 		'cwd': cwd}) + '\n')
 	return True
 
