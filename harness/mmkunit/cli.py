@@ -20,12 +20,9 @@ from mmkunit import commits
 from mmkunit import deps
 from mmkunit import fixes
 from mmkunit import kernels
-from mmkunit import lint
-from mmkunit import mutagen
 from mmkunit import overlay as ov
 from mmkunit import handlers
 from mmkunit import progress
-from mmkunit import replay
 from mmkunit import selftest
 from mmkunit.request import (
 	EXIT_ERROR, Build, CheckRequest, CoverageRequest, ExportRequest,
@@ -160,6 +157,7 @@ def _export_args(p: argparse.ArgumentParser) -> None:
 
 
 def _mutants_args(p: argparse.ArgumentParser) -> None:
+	from mmkunit import mutagen
 	_with_build(p)
 	_workers(p, 'mutants')
 	p.add_argument('--generated', action='store_true',
@@ -195,6 +193,7 @@ def _mutants_args(p: argparse.ArgumentParser) -> None:
 
 
 def _replay_args(p: argparse.ArgumentParser) -> None:
+	from mmkunit import replay
 	_with_build(p)
 	p.add_argument('replay', nargs='?', choices=list(replay.REPLAYS),
 		       default=ReplayRequest.replay,
@@ -223,6 +222,7 @@ def _shard(text: str) -> Tuple[int, int]:
 
 
 def _operators(text: str) -> Tuple[str, ...]:
+	from mmkunit import mutagen
 	ops = tuple(text.split(','))
 	unknown = [op for op in ops if op not in mutagen.OPERATORS]
 	if unknown:
@@ -295,6 +295,12 @@ def _mutants_request(a: argparse.Namespace, src: Source) -> MutantsRequest:
 			      merge=tuple(a.merge), rebuild=a.rebuild)
 
 
+def _lint(req: LintRequest) -> int:
+	# export.py's and lint's modules, imported by the command alone.
+	from mmkunit import lint
+	return lint.lint_handler(req)
+
+
 R = TypeVar('R', bound=Request)
 
 
@@ -336,7 +342,7 @@ COMMANDS: Dict[str, Command[Any]] = {
 		'patch, check that `git am` applies it onto the kernel tree and '
 		'that the patches carry kernel/\'s test files as they are, and '
 		'run zizmor on the CI example.',
-		_common, lambda a, src: LintRequest(src), lint.lint_handler),
+		_common, lambda a, src: LintRequest(src), _lint),
 	'mutants': Command(
 		MutantsRequest, 'run the mutant matrix',
 		'Apply each mutant of kernel/mutants on top of the series, build '
@@ -408,15 +414,19 @@ _BY_TYPE: Dict[type, Command[Any]] = {
 	c.request_type: c for c in COMMANDS.values()}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+	"""The parser of every command; with command, only that one's
+	options are added (the others' are not read then, and the modules
+	their choices come from, replay's and mutagen's, not imported)."""
 	parser = argparse.ArgumentParser(
 		prog='run_kunit.sh', description=DESCRIPTION,
 		formatter_class=argparse.RawDescriptionHelpFormatter)
 	sub = parser.add_subparsers(dest='command', metavar='COMMAND',
 				    title='commands (default: run)')
 	for name, c in COMMANDS.items():
-		c.add_options(sub.add_parser(name, help=c.help,
-					     description=c.description))
+		p = sub.add_parser(name, help=c.help, description=c.description)
+		if command in (None, name):
+			c.add_options(p)
 	return parser
 
 
@@ -441,7 +451,7 @@ def parse_args(argv: Sequence[str]) -> Request:
 		argv, extra = argv[:i], argv[i + 1:]
 	if not argv or (argv[0] not in COMMANDS and argv[0] not in ('-h', '--help')):
 		argv.insert(0, 'run')
-	parser = build_parser()
+	parser = build_parser(argv[0] if argv[0] in COMMANDS else None)
 	args = parser.parse_args(argv)
 	args.kunit_args = extra
 	if extra and not COMMANDS[args.command].kunit_args:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from mmkunit import overlay as ov
+from mmkunit.session import HarnessError
 
 # The scratch repositories ignore the user's git configuration. This identity
 # only makes the synthetic base commit; the series is the exporter's (see
@@ -32,7 +33,7 @@ _GIT_ENV = {
 }
 
 
-class ExportError(Exception):
+class ExportError(HarnessError):
 	"""The series cannot be exported or does not pass its checks."""
 
 

@@ -12,15 +12,10 @@ import dataclasses
 from typing import Callable, Dict, Optional
 
 from mmkunit import commits
-from mmkunit import coverage
 from mmkunit import deps
-from mmkunit import export
 from mmkunit import expected
-from mmkunit import generated
 from mmkunit import kernels
-from mmkunit import mutants as mu
 from mmkunit import overlay as ov
-from mmkunit import replay
 from mmkunit import runs
 from mmkunit import runner
 from mmkunit import trees
@@ -31,11 +26,13 @@ from mmkunit.request import (
 	Scale, SelftestRequest)
 from mmkunit.session import HarnessError, Session
 
-# What stops a command before or beside its tests: the setup, not a test.
+# What stops a command before or beside its tests: the setup, not a test
+# (export's and replay's errors are HarnessErrors). The modules of the
+# commands other than run are imported by their handlers: a run does not
+# wait for them.
 SETUP_ERRORS = (HarnessError, ov.OverlayError, trees.TreeError,
-		export.ExportError, kernels.FetchError, runner.ConfigError,
-		runner.StaleKernelError, replay.ReplayError,
-		expected.ExpectedError)
+		kernels.FetchError, runner.ConfigError,
+		runner.StaleKernelError, expected.ExpectedError)
 
 
 def run_handler(req: RunRequest) -> int:
@@ -63,6 +60,7 @@ def prepare_handler(req: PrepareRequest) -> int:
 
 
 def export_handler(req: ExportRequest) -> int:
+	from mmkunit import export
 	s = Session(req.source)
 	s.ensure_deps()
 	if req.refresh:
@@ -89,6 +87,8 @@ def export_handler(req: ExportRequest) -> int:
 
 
 def mutants_handler(req: MutantsRequest) -> int:
+	from mmkunit import generated
+	from mmkunit import mutants as mu
 	if req.merge:
 		return generated.merge(req.merge)
 	if req.generated:
@@ -97,10 +97,12 @@ def mutants_handler(req: MutantsRequest) -> int:
 
 
 def replay_handler(req: ReplayRequest) -> int:
+	from mmkunit import replay
 	return replay.run_replay(Session(req.source, req.build), req)
 
 
 def coverage_handler(req: CoverageRequest) -> int:
+	from mmkunit import coverage
 	return coverage.run_coverage(Session(req.source, dataclasses.replace(
 		req.build, config=coverage.CONFIG)))
 
@@ -117,6 +119,8 @@ def check_steps(req: CheckRequest) -> Dict[str, Request]:
 	are held to their lists (fixes). Coverage, the replay of 7.3 at
 	that scale and the 6.12 port's own matrices are commands of their
 	own (docs/costs.md)."""
+	from mmkunit import mutants as mu
+	from mmkunit import replay
 	src = req.source
 
 	def on(arch: str, config: Optional[str] = None) -> Build:

@@ -43,7 +43,7 @@ from mmkunit import progress
 from mmkunit import runner
 from mmkunit import trees
 from mmkunit.request import EXIT_OK, EXIT_TESTS_FAILED, ReplayRequest, Scale
-from mmkunit.session import Session
+from mmkunit.session import HarnessError, Session
 
 SUITES = {Scale.SMALL: 'mm_filemap_replay',
 	  Scale.SEED: 'mm_filemap_replay_seed'}
@@ -222,7 +222,7 @@ class Row:
 		return self.values[self.metrics.index(metric)]
 
 
-class ReplayError(Exception):
+class ReplayError(HarnessError):
 	"""A diagnostic line or a scenario the harness cannot read."""
 
 

@@ -14,14 +14,16 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import List, Tuple
 
 import pytest
 
-from conftest import (FAIL_RUN, FIXTURES, PASS_RUN, env_for, git, results_dir,
-		      run_cli, snapshot)
+from conftest import (FAIL_RUN, FIXTURES, PASS_RUN, REPO, env_for, git,
+		      results_dir, run_cli, snapshot)
 
 
 def test_run_passing(overlay_dir: Path, kernel_tree: Path, tmp_path: Path) -> None:
@@ -217,6 +219,30 @@ def test_an_unknown_operator_stops_before_any_work(tmp_path: Path) -> None:
 def test_help() -> None:
 	p = run_cli('--help')
 	assert p.returncode == 0 and 'commands (default: run)' in p.stdout
+
+
+def test_the_wrapper_runs_the_python_it_is_given(tmp_path: Path) -> None:
+	fake = tmp_path / 'python'
+	fake.write_text('#!/bin/sh\necho "fake python: $*"\n')
+	fake.chmod(0o755)
+	p = run_cli('--help', env={'MM_KUNIT_PYTHON': str(fake)})
+	assert p.returncode == 0
+	assert p.stdout == 'fake python: -m mmkunit --help\n'
+
+
+def test_a_run_imports_none_of_the_other_commands_modules() -> None:
+	# Each module a run imports is time before the kernel boots.
+	others = {'mmkunit.coverage', 'mmkunit.export', 'mmkunit.generated',
+		  'mmkunit.lint', 'mmkunit.mutagen', 'mmkunit.mutants',
+		  'mmkunit.replay', 'mmkunit.schemata', 'mmkunit.tce'}
+	p = subprocess.run([sys.executable, '-c', (
+		'import sys\n'
+		'from mmkunit import cli\n'
+		'cli.parse_args(["run", "--no-install", "mm_swap_readahead"])\n'
+		'print(" ".join(sys.modules))')],
+		env=dict(os.environ, PYTHONPATH=str(REPO / 'harness')),
+		capture_output=True, text=True, check=True)
+	assert others.isdisjoint(p.stdout.split())
 
 
 def test_run_with_a_named_config(overlay_dir: Path, kernel_tree: Path,
