@@ -137,6 +137,16 @@ def excluded(name: str, is_dir: bool) -> bool:
 	return False
 
 
+def holds_no_excluded(copy: Path) -> bool:
+	"""Whether nothing RSYNC_EXCLUDES leaves out is in copy: what no
+	refresh looks at (a .config or generated headers of a build made in
+	it, which kbuild's builds elsewhere refuse)."""
+	for pattern in RSYNC_EXCLUDES:
+		if any(True for _ in copy.glob(pattern.strip('/'))):
+			return False
+	return True
+
+
 @dataclasses.dataclass(frozen=True)
 class Clock:
 	"""This machine's boot, and its wall and boot-time clocks."""

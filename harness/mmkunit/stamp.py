@@ -126,18 +126,23 @@ class TreeCheck:
 	kunit.py's Python writes beside it while a build runs does not count
 	(the stamp takes the time the build started)."""
 
-	def __init__(self, src: Path, build_dir: Path) -> None:
+	def __init__(self, src: Path, build_dir: Path, walk: bool = True
+		     ) -> None:
+		"""Without walk, a check that finds no file newer, for a tree
+		known to be as the last build left it (trees.PreparedTree.
+		refreshed)."""
 		self._find = subprocess.Popen(
 			['find', str(src), '-newer', str(build_dir / STAMP),
 			 '-type', 'f', '!', '-name', '*.pyc'],
-			stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-		self._newer: Optional[List[str]] = None
-		self._asked = False
+			stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+			text=True) if walk else None
+		self._newer: Optional[List[str]] = None if walk else []
+		self._asked = not walk
 
 	def _found(self) -> Optional[List[str]]:
 		"""The newer files (absolute paths), None if find failed (no
 		stamp)."""
-		if not self._asked:
+		if not self._asked and self._find:
 			out, _ = self._find.communicate()
 			self._asked = True
 			if self._find.returncode == 0:
@@ -213,15 +218,17 @@ def config_holds(build_dir: Path, src: Path, arch: str,
 
 
 def holding(build_dir: Path, src: Path, arch: str,
-	    digest: Optional[str]) -> Optional[TreeCheck]:
+	    digest: Optional[str], walk: bool = True) -> Optional[TreeCheck]:
 	"""If build_dir holds the kernel a build of digest's inputs makes, as
 	it was left after that build, the check (started) that no file of
-	src changed since, which must also pass; else None."""
+	src changed since, which must also pass; else None. Without walk,
+	src is known to be as that build left it (a refreshed copy with
+	nothing written): the check finds nothing."""
 	stamp = _read(build_dir)
 	if not digest or stamp.get('inputs') != digest or \
 	   stamp.get('outputs') != outputs(build_dir, arch):
 		return None
-	return TreeCheck(src, build_dir)
+	return TreeCheck(src, build_dir, walk)
 
 
 def holds(build_dir: Path, src: Path, arch: str,

@@ -120,6 +120,12 @@ class PreparedTree:
 	# Where the unmodified kernel sources come from.
 	source: Path
 	base: Path  # cache/trees/<key>
+	# Whether prepare() refreshed src from a source that may change
+	# (mirror.refresh()), which puts back what changed in src since the
+	# refresh before, and src holds nothing rsync leaves out of it: then
+	# no file of src changed since the last build but those prepare()
+	# wrote, and no walk of src need look for one (stamp.holding()).
+	refreshed: bool = dataclasses.field(default=False, compare=False)
 
 	@property
 	def src(self) -> Path:
@@ -191,6 +197,7 @@ class PreparedTree:
 				self.source, self.src,
 				set(state.get('files', [])) | set(desired),
 				state.get('scanned'))
+			self.refreshed = mirror.holds_no_excluded(self.src)
 		previous = set(state.get('files', [])) - set(desired)
 		want: Dict[str, Optional[bytes]] = dict(desired)
 		for name in previous:

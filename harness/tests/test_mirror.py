@@ -352,6 +352,19 @@ def test_the_walk_leaves_out_what_rsync_leaves_out(tmp_path: Path) -> None:
 	assert mirror.walk(tmp_path / 'nowhere', None) is None
 
 
+@pytest.mark.parametrize('name, held', [
+	('mm/.config', False), ('.config', True), ('.kunit/x', True),
+	('arch/um/include/generated/asm/x.h', True),
+	('arch/um/include/asm/x.h', False), ('include/config/x', True),
+])
+def test_a_copy_that_holds_what_rsync_leaves_out(tmp_path: Path, name: str,
+						held: bool) -> None:
+	write(tmp_path, 'mm/a.c', 'int a;\n')
+	assert mirror.holds_no_excluded(tmp_path)
+	write(tmp_path, name, '\n')
+	assert mirror.holds_no_excluded(tmp_path) is not held
+
+
 @pytest.mark.parametrize('name, is_dir, left_out', [
 	('.git', True, True), ('.config', False, True), ('.configs', False, False),
 	('mm/.config', False, False), ('include/config', True, True),

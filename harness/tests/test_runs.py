@@ -211,6 +211,41 @@ def test_a_users_tree_is_built_as_the_harness_copy_of_it_changed(
 	assert calls[3:] == ['kunit.py run']
 
 
+def test_a_rerun_of_a_users_tree_walks_no_copy_the_refresh_looked_at(
+		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""--kernel with nothing changed: the refresh has put back whatever
+	changed in the harness's copy since the refresh before, so the last
+	build boots without a walk of the copy; an edit made in the copy
+	itself is put back and built; a build made in the copy (its .config,
+	which no refresh looks at) has the copy walked again, and built."""
+	from mmkunit import stamp
+	walks: List[bool] = []
+	check = stamp.TreeCheck
+
+	def tree_check(src: Path, build: Path, walk: bool = True
+		       ) -> stamp.TreeCheck:
+		walks.append(walk)
+		return check(src, build, walk)
+
+	monkeypatch.setattr(stamp, 'TreeCheck', tree_check)
+	calls, run = _edits(tmp_path, kernel_tree, overlay_dir, monkeypatch,
+			    users=True)
+	run(None)
+	walks.clear()
+	run(None)
+	assert calls == ['kunit.py run', 'exec'] and walks == [False]
+	copy = next((tmp_path / 'c/trees').glob('user-*/src'))
+	(copy / 'mm/bar.c').write_text('int bar = 3;\n')
+	run(None)
+	assert calls[2:] == ['make']
+	assert (copy / 'mm/bar.c').read_text() == 'int bar;\n'
+	walks.clear()
+	(copy / '.config').write_text('CONFIG_MMU=y\n')
+	run(None)
+	assert calls[3:] == ['exec', 'kunit.py run'] and walks[0] is True
+
+
 def test_a_file_of_a_users_tree_with_an_old_time_is_built(
 		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
 		monkeypatch: pytest.MonkeyPatch) -> None:
