@@ -131,9 +131,12 @@ class TreeCheck:
 		"""Without walk, a check that finds no file newer, for a tree
 		known to be as the last build left it (trees.PreparedTree.
 		refreshed)."""
+		# Niced: it runs beside a kernel booting or a compile, which
+		# wait for no answer of its before they end.
 		self._find = subprocess.Popen(
-			['find', str(src), '-newer', str(build_dir / STAMP),
-			 '-type', 'f', '!', '-name', '*.pyc'],
+			['nice', '-n19', 'find', str(src), '-newer',
+			 str(build_dir / STAMP), '-type', 'f', '!', '-name',
+			 '*.pyc'],
 			stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
 			text=True) if walk else None
 		self._newer: Optional[List[str]] = None if walk else []
