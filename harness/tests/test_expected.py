@@ -112,23 +112,23 @@ def test_the_6_1_port_loads_and_lists_real_tests() -> None:
 	"""Every test the 6.1 list names is a test of the suites."""
 	port = ov.Overlay.load(REPO / 'kernel/compat/6.1')
 	assert 'mm/tests/filemap_kunit_compat.h' in port.files
-	# The filemap, swap and workingset suites are 7.3's, as on 6.12; the
-	# tests of what 6.12 does otherwise by design are the 6.12 port's, and
-	# so are its own vmscan tests, in vmscan_kunit.h's place.
+	# The filemap, swap, workingset and vmscan suites are 7.3's, as on
+	# 6.12; the tests of what 6.12 does otherwise by design, and the rows
+	# of 7.3's MGLRU tests with 6.12's outcomes, are the 6.12 port's.
 	names = ('filemap_kunit.h', 'swap_state_kunit.h', 'workingset_kunit.h',
-		 'filemap_6_12_kunit.h', 'swap_6_12_kunit.h',
-		 'workingset_6_12_kunit.h', 'vmscan_kunit.h')
-	for name in names[:3]:
+		 'vmscan_kunit.h')
+	ported = ('filemap_6_12_kunit.h', 'swap_6_12_kunit.h',
+		  'workingset_6_12_kunit.h', 'vmscan_6_12_kunit.h',
+		  'vmscan_6_12_rows_kunit.h')
+	for name in names:
 		assert port.contents[f'mm/tests/{name}'] == \
 			(REPO / 'kernel/mm/tests' / name).read_bytes()
-	for name in names[3:6]:
+	for name in ported:
 		assert port.contents[f'mm/tests/{name}'] == \
 			(REPO / 'kernel/compat/6.12/mm/tests' / name).read_bytes()
-	assert port.contents['mm/tests/vmscan_kunit.h'] == \
-		(REPO / 'kernel/compat/6.12/mm/tests/vmscan_6_12_kunit.h').read_bytes()
 	entries = fx.load_expected(REPO / 'kernel/compat/6.1/expected')
 	sources = ''.join(port.contents[f'mm/tests/{n}'].decode()
-			  for n in names)
+			  for n in names + ported)
 	for e in entries:
 		suite, test = e.pattern.split('.')[:2]
 		assert f'"{suite}"' in sources, e

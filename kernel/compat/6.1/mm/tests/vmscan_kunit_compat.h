@@ -21,4 +21,11 @@
  */
 #define no_cache_trim_mode skipped_deactivate
 
+/* Named in 6.8; 6.1 writes 200 out. */
+#define MIN_SWAPPINESS 0
+#define MAX_SWAPPINESS 200
+
+/* 6.1 flushes every memcg's stats at once (the root's, since 6.8). */
+#define mem_cgroup_flush_stats(memcg) mem_cgroup_flush_stats()
+
 #endif /* CONFIG_MM_VMSCAN_KUNIT_TEST */

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KUnit tests of 6.12's reclaim in mm/vmscan.c where it works otherwise
- * than 7.3's; on 6.12 beside 7.3's suites (vmscan_kunit.h), whose rows
- * 6.12 fails are listed in kernel/compat/6.12/expected and given with
- * 6.12's outcomes in vmscan_6_12_rows_kunit.h, and on 6.1 in their place.
- * What those pin on 6.12 is pinned here only for 6.1 (VT_6_1_ONLY).
+ * than 7.3's; beside 7.3's suites (vmscan_kunit.h), whose rows 6.12 fails
+ * are listed in kernel/compat/6.12/expected and given with 6.12's
+ * outcomes in vmscan_6_12_rows_kunit.h. 6.1 runs them all as 6.12 does.
  *
  * Part of the harness's 6.12 port only (kernel/compat/6.12), never sent
  * upstream: the port's patch (0005f) includes it at the end of
- * vmscan_kunit.h; the 6.1 port includes it in vmscan_kunit.h's place.
+ * vmscan_kunit.h.
  *
  * The tests work on a node and lruvec of their own: a pglist_data allocated
  * here, with its lruvec initialised by the real lruvec_init(). Folios are
@@ -40,16 +39,6 @@
  */
 #undef lru_tier_from_refs
 #undef get_type_to_scan
-
-/*
- * On 6.12, 7.3's vmscan suites and 6.12's rows of them
- * (vmscan_6_12_rows_kunit.h, included before this file) pin what the
- * tests and rows under VT_6_1_ONLY pin: those run on 6.1 alone, which has
- * no 7.3 vmscan suite.
- */
-#ifndef MM_TESTS_VMSCAN_6_12_ROWS_KUNIT_H
-#define VT_6_1_ONLY
-#endif
 
 /* -------------------------------------------------------------------------
  * A test-owned node
@@ -357,39 +346,23 @@ static void lru_gen_add_folio_test(struct kunit *test)
 			      "PG_workingset");
 }
 
-#ifdef VT_6_1_ONLY
-static void lru_gen_add_folio_unevictable_test(struct kunit *test)
-{
-	struct vt_node node = vt_node_create(test);
-	struct folio *folio = vt_folio_create(test, &node, BIT(PG_unevictable));
-
-	node.lruvec->lrugen.enabled = true;
-	KUNIT_EXPECT_FALSE(test, vt_add_folio(node.lruvec, folio, false));
-	KUNIT_EXPECT_EQ(test, -1, folio_lru_gen(folio));
-}
-#endif /* VT_6_1_ONLY */
-
 /* -------------------------------------------------------------------------
  * mm_vmscan_6_12_mglru: sort_folio()
  */
 
 enum vt_sort_result {
 	VT_LEFT,		/* false: left for eviction */
-	VT_PROMOTED,		/* true: moved to the generation it has */
 	VT_PROTECTED,		/* true: next generation, counted protected */
 	VT_INELIGIBLE,		/* true: next generation, not counted */
 };
 
 enum vt_reclaim_idx {
 	VT_ALL_ZONES,		/* reclaim_idx: the highest zone */
-	VT_UP_TO_ZONE,		/* the folio's zone */
 	VT_BELOW_ZONE,		/* the zone below the folio's */
 };
 
 struct vt_sort_case {
 	const char *desc;
-	bool promoted;		/* the folio is not in the oldest generation */
-	bool unevictable;	/* PG_mlocked */
 	int refs;		/* folio_lru_refs(); -1: saturated */
 	int tier_idx;
 	enum vt_reclaim_idx reclaim_idx;
@@ -401,17 +374,14 @@ struct vt_sort_case {
 #define VT_REFS_SATURATED	(-1)
 
 /*
- * A folio whose generation is no longer the oldest was promoted: it moves
- * to its generation. One whose tier (order_base_2(refs + 1)) is above
- * tier_idx, or whose refs have saturated at BIT(LRU_REFS_WIDTH), is
+ * A folio of the oldest generation whose tier (order_base_2(refs + 1)) is
+ * above tier_idx, or whose refs have saturated at BIT(LRU_REFS_WIDTH), is
  * protected: it moves to the next generation and is counted in
  * lrugen->protected for its tier. One in a zone above reclaim_idx moves to
- * the next generation. Anything else is left for eviction. A promoted folio
- * goes to the head of its list, the young end; one moved on goes to the
- * tail of the next generation's, where eviction looks first when that
- * generation is the oldest. No folio leaves with PG_reclaim: sort_folio()
- * does not start writeback. An unevictable folio is left, whatever else it
- * is, for the generic path to cull.
+ * the next generation. Anything else is left for eviction. A folio moved
+ * on goes to the tail of the next generation's list, where eviction looks
+ * first when that generation is the oldest. No folio leaves with
+ * PG_reclaim: sort_folio() does not start writeback.
  */
 static const struct vt_sort_case vt_sort_cases[] = {
 	/*
@@ -439,21 +409,6 @@ static const struct vt_sort_case vt_sort_cases[] = {
 	{ .desc = "aged by MAX_NR_GENS, tier 1 above tier_idx 0: protected",
 	  .aged = MAX_NR_GENS, .refs = 1, .tier_idx = 0,
 	  .result = VT_PROTECTED },
-#ifdef VT_6_1_ONLY
-	{ .desc = "promoted", .promoted = true, .refs = 0, .tier_idx = 0,
-	  .result = VT_PROMOTED },
-	{ .desc = "tier 1 above tier_idx 0: protected", .refs = 1,
-	  .tier_idx = 0, .result = VT_PROTECTED },
-	{ .desc = "tier 1 at tier_idx 1: left", .refs = 1, .tier_idx = 1,
-	  .result = VT_LEFT },
-	{ .desc = "zone at reclaim_idx: left", .refs = 0, .tier_idx = 0,
-	  .reclaim_idx = VT_UP_TO_ZONE, .result = VT_LEFT },
-	{ .desc = "no refs: left for eviction", .refs = 0, .tier_idx = 0,
-	  .result = VT_LEFT },
-	{ .desc = "unevictable, promoted: left for the generic path",
-	  .promoted = true, .unevictable = true, .refs = 0, .tier_idx = 0,
-	  .result = VT_LEFT },
-#endif /* VT_6_1_ONLY */
 };
 
 KUNIT_ARRAY_PARAM_DESC(vt_sort, vt_sort_cases, desc);
@@ -485,8 +440,7 @@ static void sort_folio_test(struct kunit *test)
 	int type, zone, gen, old_gen, refs, tier, hist, t, i;
 	bool moved;
 
-	folio = vt_folio_create(test, &node,
-				c->unevictable ? BIT(PG_mlocked) : 0);
+	folio = vt_folio_create(test, &node, 0);
 	neighbour = vt_folio_create(test, &node, 0);
 	type = folio_is_file_lru(folio);
 	zone = folio_zonenum(folio);
@@ -495,19 +449,16 @@ static void sort_folio_test(struct kunit *test)
 	for (t = 0; t < ANON_AND_FILE; t++)
 		lrugen->min_seq[t] += c->aged;
 	/*
-	 * reclaiming: the oldest generation; otherwise the second oldest,
-	 * where the neighbour goes too: the list the folio is promoted in or
-	 * moved on to.
+	 * The folio in the oldest generation (reclaiming); the neighbour in
+	 * the second oldest: the list the folio is moved on to.
 	 */
-	KUNIT_ASSERT_TRUE(test, vt_add_folio(node.lruvec, folio, !c->promoted));
+	KUNIT_ASSERT_TRUE(test, vt_add_folio(node.lruvec, folio, true));
 	KUNIT_ASSERT_TRUE(test, vt_add_folio(node.lruvec, neighbour, false));
 	old_gen = folio_lru_gen(folio);
 	refs = vt_give_refs(folio, c->refs);
 	KUNIT_ASSERT_EQ_MSG(test, refs, folio_lru_refs(folio), "refs");
 	tier = lru_tier_from_refs(refs);
-	if (c->reclaim_idx == VT_UP_TO_ZONE)
-		sc.reclaim_idx = zone;
-	else if (c->reclaim_idx == VT_BELOW_ZONE)
+	if (c->reclaim_idx == VT_BELOW_ZONE)
 		sc.reclaim_idx = zone - 1;
 	/* A count of its own in every tier, so that a wrong tier shows. */
 	hist = lru_hist_from_seq(lrugen->min_seq[type]);
@@ -523,13 +474,6 @@ static void sort_folio_test(struct kunit *test)
 	case VT_LEFT:
 		KUNIT_EXPECT_FALSE(test, moved);
 		KUNIT_EXPECT_EQ_MSG(test, old_gen, gen, "generation");
-		break;
-	case VT_PROMOTED:
-		KUNIT_EXPECT_TRUE(test, moved);
-		KUNIT_EXPECT_EQ_MSG(test, old_gen, gen, "generation");
-		KUNIT_EXPECT_PTR_EQ_MSG(test, folio,
-					list_first_entry(list, struct folio, lru),
-					"at the head of its list");
 		break;
 	case VT_PROTECTED:
 	case VT_INELIGIBLE:
@@ -791,94 +735,11 @@ static void get_type_to_scan_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->tier_idx, tier_idx);
 }
 
-#ifdef VT_6_1_ONLY
-struct vt_ctrl_case {
-	const char *desc;
-	int type, tier;
-	/* This tier's counts: smoothed, of min_seq's history generation. */
-	unsigned long avg_refaulted, refaulted, avg_total, evicted;
-	/* Protected in the tier below, in min_seq's history generation. */
-	unsigned long protected_below;
-	/* read_ctrl_pos()'s result. */
-	unsigned long pos_refaulted, pos_total;
-};
-
-/*
- * The refault controller's position of a type's tier: refaults and
- * evictions, smoothed plus those of the history generation min_seq is in;
- * above tier 0, the folios protected in the tier below count as evicted
- * from this one.
- */
-static const struct vt_ctrl_case vt_ctrl_cases[] = {
-	{ .desc = "anon tier 0", .type = LRU_GEN_ANON, .tier = 0,
-	  .avg_refaulted = 100, .refaulted = 10, .avg_total = 1000,
-	  .evicted = 50, .pos_refaulted = 110, .pos_total = 1050 },
-	{ .desc = "file tier 1: tier 0's protected count",
-	  .type = LRU_GEN_FILE, .tier = 1, .avg_refaulted = 200,
-	  .refaulted = 20, .avg_total = 2000, .evicted = 60,
-	  .protected_below = 9, .pos_refaulted = 220, .pos_total = 2069 },
-	{ .desc = "file tier 2: tier 1's protected count",
-	  .type = LRU_GEN_FILE, .tier = 2, .avg_refaulted = 300,
-	  .refaulted = 30, .avg_total = 3000, .evicted = 70,
-	  .protected_below = 7, .pos_refaulted = 330, .pos_total = 3077 },
-};
-
-KUNIT_ARRAY_PARAM_DESC(vt_ctrl, vt_ctrl_cases, desc);
-
-/* What no row asks for: a count read from the wrong place shows. */
-#define VT_CTRL_ELSEWHERE	1000000UL
-
-static void read_ctrl_pos_test(struct kunit *test)
-{
-	const struct vt_ctrl_case *c = test->param_value;
-	struct vt_node node = vt_node_create(test);
-	struct lru_gen_folio *lrugen = &node.lruvec->lrugen;
-	struct ctrl_pos pos = {};
-	int hist, type, tier;
-
-	for (hist = 0; hist < NR_HIST_GENS; hist++) {
-		for (type = 0; type < ANON_AND_FILE; type++) {
-			for (tier = 0; tier < MAX_NR_TIERS; tier++) {
-				lrugen->avg_refaulted[type][tier] = VT_CTRL_ELSEWHERE;
-				lrugen->avg_total[type][tier] = VT_CTRL_ELSEWHERE;
-				atomic_long_set(&lrugen->refaulted[hist][type][tier],
-						VT_CTRL_ELSEWHERE);
-				atomic_long_set(&lrugen->evicted[hist][type][tier],
-						VT_CTRL_ELSEWHERE);
-				if (tier)
-					lrugen->protected[hist][type][tier - 1] =
-						VT_CTRL_ELSEWHERE;
-			}
-		}
-	}
-	lrugen->min_seq[c->type] = 5;
-	hist = lru_hist_from_seq(5);
-	lrugen->avg_refaulted[c->type][c->tier] = c->avg_refaulted;
-	lrugen->avg_total[c->type][c->tier] = c->avg_total;
-	atomic_long_set(&lrugen->refaulted[hist][c->type][c->tier], c->refaulted);
-	atomic_long_set(&lrugen->evicted[hist][c->type][c->tier], c->evicted);
-	if (c->tier)
-		lrugen->protected[hist][c->type][c->tier - 1] = c->protected_below;
-
-	read_ctrl_pos(node.lruvec, c->type, c->tier, 3, &pos);
-
-	KUNIT_EXPECT_EQ(test, c->pos_refaulted, pos.refaulted);
-	KUNIT_EXPECT_EQ(test, c->pos_total, pos.total);
-	KUNIT_EXPECT_EQ(test, 3, pos.gain);
-}
-#endif /* VT_6_1_ONLY */
-
 static struct kunit_case vt_mglru_cases[] = {
 	KUNIT_CASE_PARAM(lru_gen_add_folio_test, vt_add_gen_params),
-#ifdef VT_6_1_ONLY
-	KUNIT_CASE(lru_gen_add_folio_unevictable_test),
-#endif
 	KUNIT_CASE_PARAM(sort_folio_test, vt_sort_gen_params),
 	KUNIT_CASE(folio_mark_accessed_refs_test),
 	KUNIT_CASE_PARAM(get_type_to_scan_test, vt_type_gen_params),
-#ifdef VT_6_1_ONLY
-	KUNIT_CASE_PARAM(read_ctrl_pos_test, vt_ctrl_gen_params),
-#endif
 	{}
 };
 

@@ -1,0 +1,1 @@
+../../../6.12/mm/tests/vmscan_6_12_rows_kunit.h

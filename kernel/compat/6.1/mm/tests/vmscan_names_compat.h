@@ -1,0 +1,1 @@
+../../../6.12/mm/tests/vmscan_names_compat.h
