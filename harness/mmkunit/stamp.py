@@ -132,7 +132,8 @@ class TreeCheck:
 		known to be as the last build left it (trees.PreparedTree.
 		refreshed)."""
 		# Niced: it runs beside a kernel booting or a compile, which
-		# wait for no answer of its before they end.
+		# wait for no answer of its before they end. None once it has
+		# answered, or if there is no walk.
 		self._find = subprocess.Popen(
 			['nice', '-n19', 'find', str(src), '-newer',
 			 str(build_dir / STAMP), '-type', 'f', '!', '-name',
@@ -140,16 +141,15 @@ class TreeCheck:
 			stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
 			text=True) if walk else None
 		self._newer: Optional[List[str]] = None if walk else []
-		self._asked = not walk
 
 	def _found(self) -> Optional[List[str]]:
 		"""The newer files (absolute paths), None if find failed (no
 		stamp)."""
-		if not self._asked and self._find:
+		if self._find is not None:
 			out, _ = self._find.communicate()
-			self._asked = True
 			if self._find.returncode == 0:
 				self._newer = sorted(out.split())
+			self._find = None
 		return self._newer
 
 	def none_newer(self) -> bool:
