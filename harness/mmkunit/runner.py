@@ -618,23 +618,20 @@ def _boot_uml(tree: Path, build_dir: Path, opts: RunOptions,
 	params = uml_command(build_dir, opts)
 	out.write('$ ' + ' '.join(params) + '\n')
 	out.flush()
-	parse = [sys.executable, str(tree / KUNIT_PY), 'parse',
-		 f'--json={json_path}']
 	# kunit.py's limit where kunit.py would have booted it; none for
 	# a kernel of more memory (a replay) unless opts say.
 	timeout = opts.timeout or (None if opts.memory else KUNIT_TIMEOUT)
-	env = dict(os.environ, **opts.env) if opts.env else None
-	out.write('$ ' + ' '.join(parse) + '\n')
+	env = _parse_env(opts)
+	ready = _ready.pop() if _ready else None
+	if ready and (ready.tree, ready.env) != (tree, env):
+		ready.stop()
+		ready = None
+	parser = ready or _Parser.start(tree, json_path, env)
+	out.write('$ ' + ' '.join(parser.command) + '\n')
 	out.flush()
-	# Line-buffered: it parses (and shows) each line as the kernel
-	# prints it.
-	parser = subprocess.Popen(
-		parse, cwd=tree, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-		stderr=subprocess.STDOUT, text=True, errors='replace',
-		bufsize=1, env=env)
 	with progress.Heartbeat('in the UML kernel', None) as hb:
 		echoing = threading.Thread(target=_echo, args=(
-			parser.stdout, out, opts.quiet, hb))
+			parser.proc.stdout, out, opts.quiet, hb))
 		echoing.start()
 		try:
 			# In the harness's process group, as kunit.py started
@@ -649,12 +646,22 @@ def _boot_uml(tree: Path, build_dir: Path, opts: RunOptions,
 		try:
 			if uml:
 				with open(build_dir / 'test.log', 'w') as log:
-					killed = _console_into(uml, parser.stdin,
-							       log, timeout)
+					# Quiet, nothing shows the lines as they
+					# come: kunit.py parse reads them once the
+					# kernel ended, not on a CPU it runs on.
+					held: List[str] = []
+					killed = _console_into(
+						uml, _Held(held) if opts.quiet
+						else parser.proc.stdin, log, timeout)
+					for line in held:
+						if not _feed(parser.proc.stdin, line):
+							break
 		finally:
-			_feed(parser.stdin, None)
+			_feed(parser.proc.stdin, None)
 			echoing.join()
-	rc = parser.wait()
+	rc = parser.proc.wait()
+	if parser.json != json_path and parser.json.is_file():
+		os.replace(parser.json, json_path)
 	if not uml:
 		return 1
 	if killed:
@@ -662,6 +669,60 @@ def _boot_uml(tree: Path, build_dir: Path, opts: RunOptions,
 		out.write(f'mm-kunit: the kernel timed out after {timeout} '
 			  'seconds: killed\n')
 	return _as_exec(rc, json_path)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Parser:
+	"""kunit.py parse of tree's kernel's KTAP, with its environment, as
+	_boot_uml() runs it beside the kernel; it writes json."""
+	tree: Path
+	env: Optional[Dict[str, str]]
+	json: Path
+	command: List[str]
+	proc: 'subprocess.Popen[str]'
+
+	@staticmethod
+	def start(tree: Path, json_path: Path,
+		  env: Optional[Dict[str, str]]) -> '_Parser':
+		cmd = [sys.executable, str(Path(__file__).parent /
+					  'no_teardown.py'),
+		       str(tree / KUNIT_PY), 'parse', f'--json={json_path}']
+		# Line-buffered: it parses (and shows) each line as the
+		# kernel prints it.
+		return _Parser(tree, env, json_path, cmd, subprocess.Popen(
+			cmd, cwd=tree, stdin=subprocess.PIPE,
+			stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+			text=True, errors='replace', bufsize=1, env=env))
+
+	def stop(self) -> None:
+		"""Ends it without a kernel to read."""
+		self.proc.kill()
+		self.proc.communicate()
+		self.json.unlink(missing_ok=True)
+
+
+# The parser ready_parser() started for the next boot, if none took it.
+_ready: List[_Parser] = []
+
+
+def _parse_env(opts: RunOptions) -> Optional[Dict[str, str]]:
+	return dict(os.environ, **opts.env) if opts.env else None
+
+
+def ready_parser(tree: Path, opts: RunOptions, json_path: Path) -> None:
+	"""Starts kunit.py parse for the next boot of tree's UML kernel with
+	opts (its JSON in json_path until then), the Python start and
+	kunit.py's imports out of that run's time: `run --watch` does
+	between its runs. A boot of another tree, or in another
+	environment, ends it and starts its own."""
+	if not _ready:
+		_ready.append(_Parser.start(tree, json_path, _parse_env(opts)))
+
+
+def drop_parser() -> None:
+	"""Ends the parser ready_parser() started, if no boot took it."""
+	while _ready:
+		_ready.pop().stop()
 
 
 def _as_exec(rc: int, json_path: Path) -> int:
@@ -734,6 +795,15 @@ def _console_into(uml: 'subprocess.Popen[bytes]', pipe: Any, log: Any,
 	if killed:
 		log.write(f'\nmm-kunit: killed after {timeout} s\n')
 	return killed
+
+
+class _Held:
+	"""A pipe that holds what is written to it, in lines."""
+	def __init__(self, lines: List[str]) -> None:
+		self.lines = lines
+
+	def write(self, text: str) -> None:
+		self.lines.append(text[:-1])
 
 
 def _feed(pipe: Any, line: Optional[str]) -> bool:

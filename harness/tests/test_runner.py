@@ -6,6 +6,9 @@ whose remaining tests run in further boots."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -267,18 +270,20 @@ def _booted_tree(tmp_path: Path, linux: str) -> Tuple[Path, Path]:
 	return tree, build
 
 
+@pytest.mark.parametrize('quiet', [True, False])
 def test_a_built_uml_kernel_is_parsed_as_it_runs_without_kernel_lines(
-		tmp_path: Path) -> None:
+		tmp_path: Path, quiet: bool) -> None:
 	"""The harness boots a built UML kernel itself and kunit.py parse
 	reads its KTAP, the lines the kernel printed into it left out: one
-	parse, none again afterwards."""
+	parse, none again afterwards. (Quiet, it reads them once the kernel
+	ended.)"""
 	console = ('Linux version 7.3\n[    1.0] KTAP version 1\n[    1.0] 1..1\n'
 		   '[    1.1] random: crng init done\n'
 		   '[    1.2]     ok 1 - t\n[    1.2] ok 1 - s\n'
 		   'reboot: System halted')
 	(tmp_path / 'console').write_text(console)
 	tree, build = _booted_tree(tmp_path, f'cat {tmp_path / "console"}\n')
-	result = runner.run_kunit(tree, build, runner.RunOptions(quiet=True),
+	result = runner.run_kunit(tree, build, runner.RunOptions(quiet=quiet),
 				  tmp_path / 'r', exec_only=True)
 	assert result.booted and result.cases, result.error
 	assert (tree / 'parsed.ktap').read_text() == \
@@ -286,6 +291,47 @@ def test_a_built_uml_kernel_is_parsed_as_it_runs_without_kernel_lines(
 	assert (tmp_path / 'r/console.log').read_text() == console
 	assert 'parsed' in (tmp_path / 'r/kunit.out').read_text()
 	assert not (tmp_path / 'r/ktap-parsed.log').exists()
+
+
+def test_a_parser_made_ready_reads_the_next_boot(tmp_path: Path) -> None:
+	"""The parser ready_parser() started reads the next boot of its
+	tree, and its JSON is the run's; one of another tree is ended, and
+	the boot starts its own."""
+	tree, build = _booted_tree(tmp_path, f'cat {PASS_RUN / "console.log"}\n')
+	opts = runner.RunOptions(quiet=True)
+	runner.ready_parser(tree, opts, tmp_path / 'ready.json')
+	result = runner.run_kunit(tree, build, opts, tmp_path / 'r',
+				  exec_only=True)
+	assert result.ok, result.error
+	assert f'--json={tmp_path / "ready.json"}' in \
+		(tmp_path / 'r/kunit.out').read_text()
+	assert not (tmp_path / 'ready.json').exists()
+	other = make_kernel_tree(tmp_path / 'other')
+	runner.ready_parser(other, opts, tmp_path / 'other.json')
+	result = runner.run_kunit(tree, build, opts, tmp_path / 'r2',
+				  exec_only=True)
+	assert result.ok, result.error
+	assert f'--json={tmp_path / "r2/results.json"}' in \
+		(tmp_path / 'r2/kunit.out').read_text()
+	assert not runner._ready and not (tmp_path / 'other.json').exists()
+
+
+def test_a_script_without_the_teardown(tmp_path: Path) -> None:
+	"""no_teardown.py runs a script with its arguments and keeps its
+	exit status, its output and the files it wrote."""
+	script = tmp_path / 's.py'
+	script.write_text('import sys\n'
+			  'open(sys.argv[1], "w").write("written")\n'
+			  'print("out", end="")\n'
+			  'sys.exit(3)\n')
+	p = subprocess.run([sys.executable, str(Path(runner.__file__).parent /
+						'no_teardown.py'),
+			    str(script), str(tmp_path / 'f')],
+			   capture_output=True, text=True,
+			   env={k: v for k, v in os.environ.items()
+				if k != 'PYTHONUNBUFFERED'})
+	assert (p.returncode, p.stdout) == (3, 'out')
+	assert (tmp_path / 'f').read_text() == 'written'
 
 
 def test_a_built_uml_kernel_that_hangs_is_killed(tmp_path: Path) -> None:
