@@ -35,6 +35,10 @@ cannot tell:
   reboot, or a wall clock behind CLOCK_BOOTTIME's count since the last
   refresh, every file is compared again.
 
+- `run --watch` (watch.py) has inotify name what changed in both trees
+  since its last refresh (Seen): no walk then. The state is left as the
+  last walk left it, and the next walk looks at all since.
+
 Not seen: a file server's clock set back. Costly: a cache on a file
 system that keeps coarser times than the user's tree's (ext3's seconds)
 has every file the look names copied again, as a change, on every run.
@@ -330,15 +334,33 @@ def _is_dir(st: Optional[os.stat_result]) -> bool:
 	return st is not None and stat.S_ISDIR(st.st_mode)
 
 
-def refresh(user: Path, copy: Path, keep: Set[str], last: Any
-	    ) -> Tuple[List[str], Dict[str, Any]]:
+@dataclasses.dataclass(frozen=True)
+class Seen:
+	"""What changed since the last refresh, as walk() names entries:
+	theirs in the user's tree, edited in the copy. Whoever gives it
+	(watch.py) saw every change made since that refresh began."""
+	theirs: List[Tuple[str, str]]
+	edited: List[Tuple[str, str]]
+
+
+def refresh(user: Path, copy: Path, keep: Set[str], last: Any,
+	    seen: Optional[Seen] = None) -> Tuple[List[str], Dict[str, Any]]:
 	"""Brings copy (made by copy_of()) up to date with user, but for keep
 	(the overlay's files, relative) and what rsync leaves out; the files
-	written or deleted, and the state for the next refresh."""
+	written or deleted, and the state for the next refresh. With seen,
+	what changed is not looked for: seen says it."""
 	clock = Clock.now()
 	prev = State.load(last)
 	if prev is None or prev.clock.went_back_by(clock):
 		return _whole(user, copy, keep, clock)
+	top = _lstat(user)
+	if seen is not None and top is not None and \
+	   prev.dirs.get('') == _ident(top):
+		dirs = dict(prev.dirs)
+		written = _bring_over(user, copy, seen.theirs, seen.edited,
+				      keep, dirs)
+		# The next walk looks at all since the last one.
+		return written, dataclasses.replace(prev, dirs=dirs).to_state()
 	started = time.monotonic()
 	try:
 		mine = _find(copy, prev.copied - MARGIN, False)

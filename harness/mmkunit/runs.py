@@ -11,33 +11,49 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 from mmkunit import arches
+from mmkunit import mirror
 from mmkunit import progress
 from mmkunit import quickbuild
 from mmkunit import repeat
 from mmkunit import runner
 from mmkunit import stamp
 from mmkunit.session import Session, write_reports
+from mmkunit.trees import PreparedTree
+
+
+def boot_options(s: Session, tree: PreparedTree, filter_glob: Optional[str],
+		 held_to_list: bool = False) -> runner.RunOptions:
+	"""How a run of s boots the kernel of tree."""
+	opts = s.with_accel(s.run_options(filter_glob, held_to_list), tree)
+	if filter_glob:
+		# A few suites boot in a fraction of the time on one CPU
+		# (UML's SMP); a test that needs two runs again.
+		opts = dataclasses.replace(
+			opts, few_cpus=arches.ARCHES[opts.arch].one_cpu)
+	return opts
 
 
 def run_suites(s: Session, in_place: bool = False,
 	       filter_glob: Optional[str] = None,
-	       times: int = 1, held_to_list: bool = False) -> runner.RunResult:
+	       times: int = 1, held_to_list: bool = False,
+	       seen: Optional[mirror.Seen] = None,
+	       on_prepared: Optional[Callable[[List[str]], None]] = None
+	       ) -> runner.RunResult:
 	"""Prepares the tree, builds, runs and reports: what `run` does;
 	with held_to_list, the tests the port's list says fail on its kernel
-	are held to that (runner.held_to_list())."""
+	are held to that (runner.held_to_list()). seen: what changed in the
+	user's tree and its copy since the last refresh, if known;
+	on_prepared is given the files the preparation wrote."""
 	s.ensure_deps()
-	with s.prepared(in_place) as (tree, src, written):
+	with s.prepared(in_place, seen) as (tree, src, written):
+		if on_prepared:
+			on_prepared(written or [])
 		build = tree.build_dir(s.build_key)
 		results = s.results_dir(s.build.arch)
-		opts = s.with_accel(s.run_options(filter_glob, held_to_list), tree)
-		if filter_glob:
-			# A few suites boot in a fraction of the time on one
-			# CPU (UML's SMP); a test that needs two runs again.
-			opts = dataclasses.replace(
-				opts, few_cpus=arches.ARCHES[opts.arch].one_cpu)
+		opts = boot_options(s, tree, filter_glob, held_to_list)
 		ctx = s.report_context(s.sources.reported(tree), opts)
 		inputs = stamp.inputs(str(tree.source),
 				      s.overlay.digest(s.extra), opts)
@@ -70,6 +86,28 @@ def run_suites(s: Session, in_place: bool = False,
 							recipes)
 		write_reports(result, ctx)
 		repeats = repeat.run_again(result, src, build, opts, times)
+	return _print_outcome(result, results, repeats)
+
+
+def run_built(s: Session, filter_glob: Optional[str]) -> runner.RunResult:
+	"""Runs the kernel the last run of s built, as it is, and reports:
+	a re-run of watch.py's that knows nothing changed since."""
+	tree = s.sources.prepared_tree()
+	with tree.locked():
+		build = tree.build_dir(s.build_key)
+		results = s.results_dir(s.build.arch)
+		opts = boot_options(s, tree, filter_glob)
+		ctx = s.report_context(s.sources.reported(tree), opts)
+		result = runner.run_kunit(tree.src, build, opts, results,
+					  exec_only=True)
+		write_reports(result, ctx)
+	return _print_outcome(result, results, [])
+
+
+def _print_outcome(result: runner.RunResult, results: Path,
+		   repeats: List[runner.RunResult]) -> runner.RunResult:
+	"""Prints what a run found (failures, warnings, where its results
+	are, the counts); returns result."""
 	if result.error:
 		print(f'mm-kunit: error: {result.error}', file=sys.stderr)
 	for line in ([] if result.booted else runner.build_errors(results)):

@@ -17,6 +17,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 from mmkunit import arches
 from mmkunit import deps
 from mmkunit import kernels
+from mmkunit import mirror
 from mmkunit import options
 from mmkunit import overlay as ov
 from mmkunit import progress
@@ -130,25 +131,30 @@ class Session:
 
 	def put_series(self, tree: trees.PreparedTree,
 		       extra: Sequence[ov.Patch] = (),
-		       overlay: Optional[ov.Overlay] = None) -> List[str]:
+		       overlay: Optional[ov.Overlay] = None,
+		       seen: Optional[mirror.Seen] = None) -> List[str]:
 		"""Puts the series (overlay, else this session's) and extra
 		onto tree, refreshing it from the sources first if they may
-		have changed; returns the files written."""
+		have changed (seen: what changed, if known); returns the files
+		written."""
 		return tree.prepare(self.overlay if overlay is None else overlay,
 				    list(extra),
-				    refresh_source=self.sources.may_change)
+				    refresh_source=self.sources.may_change,
+				    seen=seen)
 
-	def prepare(self, tree: trees.PreparedTree) -> List[str]:
+	def prepare(self, tree: trees.PreparedTree,
+		    seen: Optional[mirror.Seen] = None) -> List[str]:
 		"""Puts the series and this session's extra patches onto the
 		tree, and says what that changed; returns the files written."""
-		changed = self.put_series(tree, self.extra)
+		changed = self.put_series(tree, self.extra, seen=seen)
 		if changed:
 			progress.progress(f'updated in {tree.src}: '
 					  f'{progress.names(changed)}')
 		return changed
 
 	@contextlib.contextmanager
-	def prepared(self, in_place: bool = False
+	def prepared(self, in_place: bool = False,
+		     seen: Optional[mirror.Seen] = None
 		     ) -> Iterator[Tuple[trees.PreparedTree, Path,
 					 Optional[List[str]]]]:
 		"""Holds the tree for this run, with the overlay applied.
@@ -160,7 +166,8 @@ class Session:
 		it: the files it wrote into its own copy (of a Debian kernel, or
 		of the user's tree, as mirror.py brought over what changed;
 		none: it is as it was), or None if it cannot tell (the user's
-		tree itself).
+		tree itself). seen: what changed in the user's tree and the
+		copy since the last refresh, if that is known.
 		"""
 		src = self.source.kernel.resolve() if (in_place and
 						       self.source.kernel) else None
@@ -173,7 +180,7 @@ class Session:
 				      f' ({len(changed)} files written)')
 				yield tree, src, None
 			else:
-				changed = self.prepare(tree)
+				changed = self.prepare(tree, seen)
 				yield tree, tree.src, changed
 
 	@property

@@ -173,14 +173,16 @@ class PreparedTree:
 		os.replace(tmp, self._state_file)
 
 	def prepare(self, overlay: ov.Overlay, extra: Sequence[ov.Patch] = (),
-		    refresh_source: bool = False) -> List[str]:
+		    refresh_source: bool = False,
+		    seen: Optional[mirror.Seen] = None) -> List[str]:
 		"""Makes src/ the source plus the overlay (plus extra patches).
 
 		The whole series is staged against the source first: if it does
 		not apply, OverlayError is raised and nothing is changed. Returns
 		the files written: those the refresh from a source that may
 		change (refresh_source) brought over or deleted, then the
-		overlay's.
+		overlay's. seen: what changed in the source and in src since
+		the last refresh, if that is known (mirror.refresh()).
 		"""
 		desired = _stage(overlay, self.source, extra)
 		state = self._load_state()
@@ -196,7 +198,7 @@ class PreparedTree:
 			refreshed, state['scanned'] = mirror.refresh(
 				self.source, self.src,
 				set(state.get('files', [])) | set(desired),
-				state.get('scanned'))
+				state.get('scanned'), seen)
 			self.refreshed = mirror.holds_no_excluded(self.src)
 		previous = set(state.get('files', [])) - set(desired)
 		want: Dict[str, Optional[bytes]] = dict(desired)

@@ -34,7 +34,7 @@ class _Tree:
 		return contextlib.nullcontext()
 
 	def prepare(self, overlay: Any, extra: Any = (),
-		    refresh_source: bool = False) -> None:
+		    refresh_source: bool = False, seen: Any = None) -> None:
 		self.prepared.append(tuple(extra))
 
 	def build_dir(self, key: str) -> Path:

@@ -497,3 +497,23 @@ def test_a_refresh_without_rsync_says_so(tmp_path: Path,
 	monkeypatch.setattr(shutil, 'which', lambda name: None)
 	with pytest.raises(trees.TreeError, match='rsync is missing'):
 		tree.prepare(o, refresh_source=True)
+
+
+def test_a_refresh_told_what_changed_looks_for_nothing(
+		tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+	"""Given what changed (run --watch's events), a refresh walks
+	neither tree and brings over only that: what it is not told of
+	stays as it was. The next walk looks at all since the last one."""
+	t = Mirror(tmp_path, ['mm/a.c', 'mm/b.c', 'lib/l.c'], monkeypatch)
+	write(t.user, 'mm/a.c', '/* edited */\n')
+	write(t.user, 'mm/b.c', '/* edited, not told */\n')
+	write(t.copy, 'lib/l.c', '/* edited in the copy */\n')
+	monkeypatch.setattr(mirror, '_find', lambda *a: pytest.fail('walked'))
+	before = mirror.State.load(t.state)
+	written, state = mirror.refresh(
+		t.user, t.copy, KEEP, t.state,
+		mirror.Seen([('f', 'mm/a.c')], [('f', 'lib/l.c')]))
+	assert written == ['lib/l.c', 'mm/a.c']
+	assert (t.copy / 'mm/b.c').read_text() == '/* mm/b.c */\n'
+	assert (t.copy / 'lib/l.c').read_text() == '/* lib/l.c */\n'
+	assert mirror.State.load(state) == before
