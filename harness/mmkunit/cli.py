@@ -124,6 +124,10 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 		       help='run the built kernel N times (one build) and '
 		       'report every test whose result was not the same in '
 		       'each run, with the run numbers')
+	p.add_argument('--watch', action='store_true',
+		       help='stay and run again: after each change of the '
+		       'kernel tree (--kernel), the overlay or kunit-configs, '
+		       'and on Enter; Ctrl-D stops')
 	p.add_argument('filter_glob', nargs='?',
 		       help='which suites/tests to run, as kunit.py\'s '
 		       'filter_glob, e.g. "mm_swap_readahead.swap_vma*"')
@@ -266,10 +270,17 @@ def _run_request(a: argparse.Namespace, src: Source) -> RunRequest:
 		if a.in_place:
 			raise UsageError('--each-commit builds in a clone; it does '
 					 'not go with --in-place')
+	if a.watch:
+		given = [o for o, v in (('--in-place', a.in_place),
+					('--each-commit', a.each_commit),
+					('--bisect', a.bisect),
+					('--repeat', a.repeat != 1)) if v]
+		if given:
+			raise UsageError(f'--watch does not go with {given[0]}')
 	return RunRequest(src, _build(a), in_place=a.in_place,
 			  without=tuple(a.without), each_commit=a.each_commit,
 			  bisect=a.bisect, repeat=a.repeat,
-			  filter_glob=a.filter_glob)
+			  filter_glob=a.filter_glob, watch=a.watch)
 
 
 def _prepare_request(a: argparse.Namespace, src: Source) -> PrepareRequest:

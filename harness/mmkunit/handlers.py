@@ -40,8 +40,12 @@ def run_handler(req: RunRequest) -> int:
 	if req.each_commit and req.source.kernel:
 		return commits.each_commit(s, req.source.kernel, req.each_commit,
 					   req.filter_glob)
-	result = runs.run_suites(s, req.in_place, req.filter_glob, req.repeat,
-				 req.held_to_list)
+	if req.watch:
+		from mmkunit import watch
+		result = watch.watch_suites(s, req.filter_glob)
+	else:
+		result = runs.run_suites(s, req.in_place, req.filter_glob,
+					 req.repeat, req.held_to_list)
 	if req.bisect and result.untestable:
 		return commits.BISECT_SKIP
 	return EXIT_OK if result.ok else EXIT_TESTS_FAILED

@@ -83,6 +83,8 @@ class RunRequest:
 	# are reported skipped if they fail, and failed if they pass (check's
 	# run of a port: runner.held_to_list()).
 	held_to_list: bool = False
+	# Run again after each change and each Enter (watch.py).
+	watch: bool = False
 
 
 @dataclasses.dataclass(frozen=True)

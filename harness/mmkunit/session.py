@@ -76,6 +76,14 @@ class Session:
 		other.extra = list(self.extra)
 		return other
 
+	def reread(self) -> Session:
+		"""This session with the overlay read again from its files (a
+		session reads them once)."""
+		other = self.with_config(self.build.config)
+		other._overlay = None
+		other._key = self._key
+		return other
+
 	def apart(self, name: str) -> Session:
 		"""This session building in a directory of its own, its
 		name this one's with "+name" (another configuration's options
