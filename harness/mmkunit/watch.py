@@ -296,7 +296,7 @@ class Watch:
 	def run(self) -> runner.RunResult:
 		"""One run: the last kernel again if nothing changed since it
 		booted, else prepare, build and run with what changed."""
-		events, self.pending = self.pending, []
+		events, self.pending = self.pending + self.watcher.read(), []
 		if self.built and all(e.editors for e in events) and \
 		   not self.watcher.lost and self._marker() == self.built:
 			# No file a build reads changed.
@@ -331,20 +331,24 @@ class Watch:
 		return result
 
 	def loop(self) -> runner.RunResult:
+		"""The runs, until standard input ends; the last one's result."""
 		self._watch_trees()
 		result = self.run()
 		stdin = sys.stdin.fileno()
 		while True:
 			print('mm-kunit: watching for changes (Enter: run again, '
 			      'Ctrl-D: stop)', flush=True)
-			ready = select.select([self.watcher.fd, stdin], [], [])[0]
-			if stdin in ready and not self._line(stdin):
-				return result
-			if self.watcher.fd in ready:
+			while True:
+				ready = select.select([self.watcher.fd, stdin],
+						      [], [])[0]
+				if stdin in ready:
+					if not self._line(stdin):
+						return result
+					break
 				self.pending += self.watcher.settled()
-				if all(e.editors for e in self.pending) and \
-				   not self.watcher.lost and stdin not in ready:
-					continue
+				if self.watcher.lost or \
+				   not all(e.editors for e in self.pending):
+					break
 			progress.progress('running again')
 			result = self.run()
 
