@@ -646,16 +646,8 @@ def _boot_uml(tree: Path, build_dir: Path, opts: RunOptions,
 		try:
 			if uml:
 				with open(build_dir / 'test.log', 'w') as log:
-					# Quiet, nothing shows the lines as they
-					# come: kunit.py parse reads them once the
-					# kernel ended, not on a CPU it runs on.
-					held: List[str] = []
-					killed = _console_into(
-						uml, _Held(held) if opts.quiet
-						else parser.proc.stdin, log, timeout)
-					for line in held:
-						if not _feed(parser.proc.stdin, line):
-							break
+					killed = _console_into(uml, parser.proc.stdin,
+							       log, timeout)
 		finally:
 			_feed(parser.proc.stdin, None)
 			echoing.join()
@@ -795,15 +787,6 @@ def _console_into(uml: 'subprocess.Popen[bytes]', pipe: Any, log: Any,
 	if killed:
 		log.write(f'\nmm-kunit: killed after {timeout} s\n')
 	return killed
-
-
-class _Held:
-	"""A pipe that holds what is written to it, in lines."""
-	def __init__(self, lines: List[str]) -> None:
-		self.lines = lines
-
-	def write(self, text: str) -> None:
-		self.lines.append(text[:-1])
 
 
 def _feed(pipe: Any, line: Optional[str]) -> bool:
