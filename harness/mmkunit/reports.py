@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import hashlib
 import re
 import subprocess
@@ -177,7 +178,10 @@ def _excerpt(text: str) -> str:
 
 
 def _git(tree: Path, *args: str) -> Optional[str]:
-	"""git's output in tree, or None if tree is no git tree."""
+	"""git's output in tree, or None if tree is no git tree (one in a
+	git tree of something else is not)."""
+	if not (tree / '.git').exists():
+		return None
 	try:
 		return trees.git(tree, *args).strip()
 	except trees.TreeError:
@@ -192,7 +196,9 @@ def patchset_hash(patches: Sequence[Tuple[str, bytes]]) -> str:
 	return hashlib.sha256(inner.encode()).hexdigest() if patches else ''
 
 
+@functools.lru_cache(maxsize=None)
 def _compiler() -> str:
+	"""gcc's version, once a process (run --watch reports many runs)."""
 	try:
 		out = subprocess.run(['gcc', '--version'], capture_output=True,
 				     text=True, check=False).stdout

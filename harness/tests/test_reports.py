@@ -278,3 +278,21 @@ def test_kernel_lines_inside_only_when_they_interrupt_ktap() -> None:
 	assert [line.text for line in tail][-1] == 'reboot: System halted'
 	assert not ktap.kernel_lines_inside(tail)
 	assert not ktap.kernel_lines_inside([])
+
+
+def test_kcidb_commit_of_the_tree_not_of_a_tree_around_it(
+		tmp_path: Path) -> None:
+	"""A git tree's checkout names its HEAD; a tree in a git tree of
+	something else (a tarball unpacked in a repository) names none."""
+	from conftest import git
+	ctx = context(tmp_path)
+	git(tmp_path, 'init', '-q')
+	git(tmp_path, 'commit', '-q', '--allow-empty', '-m', 'around')
+	data = reports.kcidb(timed_result(tmp_path), ctx)
+	assert 'git_commit_hash' not in data['checkouts'][0]
+	git(ctx.source, 'init', '-q')
+	git(ctx.source, 'add', 'Makefile')
+	git(ctx.source, 'commit', '-q', '-m', 'the kernel')
+	data = reports.kcidb(timed_result(tmp_path), ctx)
+	assert data['checkouts'][0]['git_commit_hash'] == \
+		git(ctx.source, 'rev-parse', 'HEAD')
