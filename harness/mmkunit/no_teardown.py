@@ -14,7 +14,9 @@ import sys
 def main() -> None:
 	script = sys.argv[1]
 	sys.argv = sys.argv[1:]
-	sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+	# As python3 SCRIPT would have it: the script's directory first, and
+	# not this one's.
+	sys.path[0] = os.path.dirname(os.path.abspath(script))
 	code = 0
 	try:
 		runpy.run_path(script, run_name='__main__')

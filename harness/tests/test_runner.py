@@ -316,11 +316,13 @@ def test_a_parser_made_ready_reads_the_next_boot(tmp_path: Path) -> None:
 
 def test_a_script_without_the_teardown(tmp_path: Path) -> None:
 	"""no_teardown.py runs a script with its arguments and keeps its
-	exit status, its output and the files it wrote."""
+	exit status, its output and the files it wrote; the script imports
+	from its own directory, not the harness's (progress.py)."""
 	script = tmp_path / 's.py'
-	script.write_text('import sys\n'
+	script.write_text('import importlib.util, sys\n'
 			  'open(sys.argv[1], "w").write("written")\n'
-			  'print("out", end="")\n'
+			  'print("out", importlib.util.find_spec("progress"),'
+			  ' end="")\n'
 			  'sys.exit(3)\n')
 	p = subprocess.run([sys.executable, str(Path(runner.__file__).parent /
 						'no_teardown.py'),
@@ -328,7 +330,7 @@ def test_a_script_without_the_teardown(tmp_path: Path) -> None:
 			   capture_output=True, text=True,
 			   env={k: v for k, v in os.environ.items()
 				if k != 'PYTHONUNBUFFERED'})
-	assert (p.returncode, p.stdout) == (3, 'out')
+	assert (p.returncode, p.stdout) == (3, 'out None')
 	assert (tmp_path / 'f').read_text() == 'written'
 
 
