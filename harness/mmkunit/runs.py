@@ -89,11 +89,16 @@ def run_suites(s: Session, in_place: bool = False,
 	return _print_outcome(result, results, repeats)
 
 
-def run_built(s: Session, filter_glob: Optional[str]) -> runner.RunResult:
+def run_built(s: Session, filter_glob: Optional[str],
+	      unchanged: Callable[[], bool]) -> Optional[runner.RunResult]:
 	"""Runs the kernel the last run of s built, as it is, and reports:
-	a re-run of watch.py's that knows nothing changed since."""
+	a re-run of watch.py's that knows nothing changed since. None, and
+	nothing run, if unchanged() says otherwise once the tree is held
+	(another run of the harness built in it meanwhile)."""
 	tree = s.sources.prepared_tree()
 	with tree.locked():
+		if not unchanged():
+			return None
 		build = tree.build_dir(s.build_key)
 		results = s.results_dir(s.build.arch)
 		opts = boot_options(s, tree, filter_glob)

@@ -26,7 +26,9 @@ import errno
 import fnmatch
 import os
 import select
+import re
 import struct
+import subprocess
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Set, Tuple
@@ -111,46 +113,65 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 class Watcher:
 	"""inotify watches on every directory of some trees (but what rsync
-	leaves out of a kernel tree, mirror.excluded())."""
+	leaves out of a kernel tree, mirror.excluded(), and the paths of
+	skip)."""
 
-	def __init__(self) -> None:
+	def __init__(self, skip: Sequence[Path] = ()) -> None:
 		self.fd: int = _libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
 		if self.fd < 0:
 			raise HarnessError('--watch: inotify_init1: '
 					   f'{os.strerror(ctypes.get_errno())}')
 		self._dirs: Dict[int, Tuple[Path, str]] = {}
 		self.roots: List[Path] = []
-		# Events were lost: what changed is not known.
+		self.skip = {str(p) for p in skip}
+		# Events were lost, or a root is watched no longer: what
+		# changed is not known.
 		self.lost = False
 
 	def close(self) -> None:
-		os.close(self.fd)
+		if self.fd >= 0:
+			os.close(self.fd)
+			self.fd = -1
 
 	def add(self, root: Path) -> None:
 		"""Watches root and every directory under it."""
 		self.roots.append(root)
 		self._add(root, '')
 
-	def _add(self, root: Path, top: str) -> None:
-		for path, dirnames, _ in os.walk(root / top):
-			rel = os.path.relpath(path, root)
-			rel = '' if rel == '.' else rel
+	def _add(self, root: Path, top: str) -> List[str]:
+		"""Watches top (relative to root) and every directory under it,
+		each before its entries are listed (one made after the listing
+		has an event); the directories watched."""
+		added = []
+		todo = [top]
+		while todo:
+			rel = todo.pop()
+			path = root / rel if rel else root
 			wd = _libc.inotify_add_watch(self.fd, os.fsencode(path),
 						     MASK)
 			if wd < 0:
-				err = ctypes.get_errno()
-				if err == errno.ENOSPC:
+				if ctypes.get_errno() == errno.ENOSPC:
 					raise HarnessError(
 						f'--watch: no inotify watch left for '
 						f'{path} (sysctl '
 						'fs.inotify.max_user_watches)')
 				# Gone since, or not a directory now: its
 				# parent's event says so.
-				dirnames[:] = []
 				continue
 			self._dirs[wd] = (root, rel)
-			dirnames[:] = [d for d in dirnames if not mirror.excluded(
-				f'{rel}/{d}' if rel else d, True)]
+			added.append(rel)
+			try:
+				with os.scandir(path) as entries:
+					subs = [e.name for e in entries
+						if e.is_dir(follow_symlinks=False)]
+			except OSError:
+				continue
+			for name in subs:
+				sub = f'{rel}/{name}' if rel else name
+				if not mirror.excluded(sub, True) and \
+				   str(root / sub) not in self.skip:
+					todo.append(sub)
+		return added
 
 	def read(self) -> List[Event]:
 		"""The events queued now (none: nothing changed)."""
@@ -174,7 +195,9 @@ class Watcher:
 			self.lost = True
 			return
 		if mask & IN_IGNORED:
-			self._dirs.pop(wd, None)
+			if self._dirs.pop(wd, (None, None))[1] == '':
+				# A root deleted or replaced.
+				self.lost = True
 			return
 		if wd not in self._dirs:
 			return
@@ -188,11 +211,15 @@ class Watcher:
 						      not name):
 			# A directory's times or mode: no build reads them.
 			return
-		if mirror.excluded(rel, bool(mask & IN_ISDIR)):
+		if mirror.excluded(rel, bool(mask & IN_ISDIR)) or \
+		   str(root / rel) in self.skip:
 			return
-		if mask & IN_ISDIR and mask & (IN_CREATE | IN_MOVED_TO):
-			self._add(root, rel)
 		events.append(Event(root, rel, d, mask))
+		if mask & IN_ISDIR and mask & (IN_CREATE | IN_MOVED_TO):
+			# What was made in it before its watch: each directory
+			# under it is compared with its copy.
+			events += [Event(root, sub, sub, IN_CREATE | IN_ISDIR)
+				   for sub in self._add(root, rel)]
 
 	def settled(self) -> List[Event]:
 		"""The events of a change: those queued now and those that come
@@ -202,6 +229,16 @@ class Watcher:
 			events += self.read()
 		return events
 
+	def renewed(self) -> 'Watcher':
+		"""A watcher of the same roots, made anew (after lost events:
+		what moved or was replaced is watched where it is now)."""
+		other = Watcher([Path(p) for p in self.skip])
+		for root in self.roots:
+			if root.is_dir():
+				other.add(root)
+		self.close()
+		return other
+
 
 def _stat(path: Path) -> Optional[Tuple[int, int]]:
 	try:
@@ -209,6 +246,42 @@ def _stat(path: Path) -> Optional[Tuple[int, int]]:
 	except OSError:
 		return None
 	return st.st_size, st.st_mtime_ns
+
+
+# The names rsync (.NAME.XXXXXX) and overlay.py (.mm-kunit-XXXXXXXX) write
+# a file as before they rename it to its own.
+_TEMPORARY = re.compile(r'\.mm-kunit-\w+|\..+\.\w{6}')
+
+# File systems another machine may change: inotify sees only this one's
+# changes (mount(8)'s types; fuse.* are sshfs, virtiofs and the like).
+_REMOTE = ('nfs', 'nfs4', 'cifs', 'smb3', 'smbfs', '9p', 'afs', 'ceph',
+	   'glusterfs', 'lustre', 'virtiofs', 'fuse')
+
+
+def _remote(path: Path) -> bool:
+	"""Whether path is on a file system of _REMOTE."""
+	try:
+		mounts = Path('/proc/self/mountinfo').read_text()
+	except OSError:
+		return True
+	return fstype(path, mounts).split('.')[0] in _REMOTE
+
+
+def fstype(path: Path, mountinfo: str) -> str:
+	"""The type of the file system path is on, by the mount that holds
+	it in mountinfo (proc(5)'s /proc/PID/mountinfo)."""
+	best, found = '', ''
+	for line in mountinfo.splitlines():
+		fields = line.split(' - ', 1)
+		mine, theirs = fields[0].split(), fields[-1].split()
+		if len(fields) < 2 or len(mine) < 5 or not theirs:
+			continue
+		point = mine[4].replace('\\040', ' ')
+		inside = str(path) == point or str(path).startswith(
+			point.rstrip('/') + '/')
+		if inside and len(point) >= len(best):
+			best, found = point, theirs[0]
+	return found
 
 
 def _ancestors(names: Sequence[str]) -> Set[str]:
@@ -228,7 +301,13 @@ class Watch:
 		self.filter_glob = filter_glob
 		self.tree = s.sources.prepared_tree()
 		self.user = s.source.kernel.resolve() if s.source.kernel else None
-		self.watcher = Watcher()
+		# What the runs write: not watched, should it be in a tree.
+		self.watcher = Watcher([p.resolve() for p in (
+			s.cache, s.build.results) if p])
+		# inotify sees no change another machine makes to a network
+		# file system: there, every run walks, as run does.
+		self.remote = [r for r in (self.user, s.overlay.root.resolve())
+			       if r and _remote(r)]
 		# Changes not yet run.
 		self.pending: List[Event] = []
 		# The kernel and the tree's state as the last run that booted
@@ -261,10 +340,10 @@ class Watch:
 
 	def _ours(self, written: List[str]) -> None:
 		"""Drops the events of what the preparation wrote into the
-		copy: of the files written, of the directories that hold them
-		and of what is gone from those again (the files written first
-		under another name); an edit made in the copy is kept for the
-		next run."""
+		copy: of the files written, of the directories made to hold
+		them and of the files they were first written as (rsync's and
+		overlay.py's temporary names) beside them; an edit made in the
+		copy is kept for the next run."""
 		events = self.watcher.read()
 		if any(n.startswith(runner.KUNIT_PY.rpartition('/')[0])
 		       for n in written):
@@ -275,14 +354,14 @@ class Watch:
 		def ours(e: Event) -> bool:
 			if e.rel in names or (e.rel in dirs and not e.mask & _SELF):
 				return True
-			return e.dir in dirs and (e.listing or mirror._lstat(
-				self.tree.src / e.rel) is None)
+			return e.dir in dirs and bool(_TEMPORARY.fullmatch(
+				e.rel.rpartition('/')[2]))
 		self.pending += [e for e in events
 				 if e.root != self.tree.src or not ours(e)]
 
 	def _seen(self, events: Sequence[Event]) -> Optional[mirror.Seen]:
 		if self.watcher.lost or self.user is None or \
-		   not self.refreshed:
+		   not self.refreshed or self.remote:
 			return None
 		theirs: List[Tuple[str, str]] = []
 		edited: List[Tuple[str, str]] = []
@@ -297,27 +376,34 @@ class Watch:
 		"""One run: the last kernel again if nothing changed since it
 		booted, else prepare, build and run with what changed."""
 		events, self.pending = self.pending + self.watcher.read(), []
+		result: Optional[runner.RunResult] = None
 		if self.built and all(e.editors for e in events) and \
-		   not self.watcher.lost and self._marker() == self.built:
+		   not self.watcher.lost and not self.remote:
 			# No file a build reads changed.
 			self.pending = events
 			progress.progress('nothing changed since the last run: '
 					  'running the kernel of the last build '
 					  'as it is')
-			result = runs.run_built(self.s, self.filter_glob)
-		else:
+			result = runs.run_built(self.s, self.filter_glob,
+						lambda: self._marker() == self.built)
+		if result is None:
 			seen = self._seen(events)
+			if self.watcher.lost:
+				# What moved or was replaced, watched anew
+				# before the walk.
+				self.watcher = self.watcher.renewed()
 			self.s = self.s.reread()
-			self.watcher.lost = False
 			self.built = None
 			self.refreshed = False
 			try:
 				result = runs.run_suites(
 					self.s, filter_glob=self.filter_glob,
 					seen=seen, on_prepared=self._ours)
-			except handlers.SETUP_ERRORS as e:
-				# Not a run of the tree as it is now: the next
-				# one looks at all that changed, as run does.
+			except (*handlers.SETUP_ERRORS,
+				subprocess.CalledProcessError) as e:
+				# Not a run of the tree as it is now (the series
+				# does not apply, rsync failed): the next one
+				# looks at all that changed, as run does.
 				print(f'mm-kunit: error: {e}', file=sys.stderr)
 				return runner.RunResult(2, [], Path(), error=str(e))
 			self.refreshed = True
@@ -338,7 +424,8 @@ class Watch:
 		while True:
 			print('mm-kunit: watching for changes (Enter: run again, '
 			      'Ctrl-D: stop)', flush=True)
-			while True:
+			# What changed while the last run prepared is run now.
+			while not self._changed():
 				ready = select.select([self.watcher.fd, stdin],
 						      [], [])[0]
 				if stdin in ready:
@@ -346,11 +433,14 @@ class Watch:
 						return result
 					break
 				self.pending += self.watcher.settled()
-				if self.watcher.lost or \
-				   not all(e.editors for e in self.pending):
-					break
 			progress.progress('running again')
 			result = self.run()
+
+	def _changed(self) -> bool:
+		"""Whether a file a build reads may have changed since the last
+		run, as far as the events have said."""
+		return self.watcher.lost or \
+			not all(e.editors for e in self.pending)
 
 	@staticmethod
 	def _line(fd: int) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import queue
 import re
+import shutil
 import subprocess
 import threading
 import time
@@ -55,12 +56,15 @@ def test_a_write_names_the_file(watched: Tuple[Path, watch.Watcher]) -> None:
 def test_a_new_directory_is_watched(
 		watched: Tuple[Path, watch.Watcher]) -> None:
 	"""A directory made after the watch began: its parent's entries
-	changed, and what is written in it later is seen."""
+	changed, and its own (what was made in it before its watch: each
+	directory under it is compared); what is written in it later is
+	seen."""
 	root, w = watched
-	(root / 'mm/new').mkdir()
-	assert _entries(w.settled()) == {('d', 'mm')}
-	(root / 'mm/new/c.c').write_text('c\n')
-	assert ('d', 'mm/new') in _entries(w.settled())
+	(root / 'mm/new/deeper').mkdir(parents=True)
+	assert _entries(w.settled()) == {('d', 'mm'), ('d', 'mm/new'),
+					 ('d', 'mm/new/deeper')}
+	(root / 'mm/new/deeper/c.c').write_text('c\n')
+	assert ('d', 'mm/new/deeper') in _entries(w.settled())
 
 
 def test_deleted_and_renamed(watched: Tuple[Path, watch.Watcher]) -> None:
@@ -137,16 +141,13 @@ def test_refresh_from_what_was_seen(tmp_path: Path) -> None:
 
 def test_a_refresh_tells_its_writes_from_an_edit_of_the_copy(
 		tmp_path: Path) -> None:
-	"""The events of what the preparation wrote (through a file of
-	another name, renamed) are dropped; an edit made in the copy beside
-	them is kept."""
-	class _S:
-		class sources:
-			@staticmethod
-			def prepared_tree() -> object:
-				return _T
-		source = type('src', (), {'kernel': None})
-	copy = _tree(tmp_path / 'src')
+	"""The events of what the preparation wrote (the refresh's rsync and
+	the overlay's files, each through a file of another name, renamed;
+	a directory made) are dropped; edits made in the copy beside them,
+	a file made and one deleted in the same directories, are kept."""
+	user = _tree(tmp_path / 'user')
+	copy = tmp_path / 'src'
+	state = mirror.copy_of(user, copy, True)
 
 	class _T:
 		src = copy
@@ -155,14 +156,21 @@ def test_a_refresh_tells_its_writes_from_an_edit_of_the_copy(
 	w.watcher = watch.Watcher()
 	w.watcher.add(copy)
 	try:
-		written = ov.sync_files(copy, {'mm/a.c': b'patched\n',
-					       'mm/tests/t.h': b'new\n'})
-		(copy / 'mm/sub/b.c').write_text('edited in the copy\n')
+		(user / 'mm/a.c').write_text('a, edited\n')
+		written, _ = mirror.refresh(user, copy, set(), state,
+					    mirror.Seen([('f', 'mm/a.c')], []))
+		written += ov.sync_files(copy, {'mm/sub/b.c': b'patched\n',
+						'mm/tests/t.h': b'new\n'})
+		(copy / 'mm/sub/c.c').write_text('made in the copy\n')
+		(copy / 'mm/x.c').write_text('made in the copy\n')
+		(copy / 'lib/x.c').unlink()
 		w._ours(written)
 	finally:
 		w.watcher.close()
-	assert sorted(written) == ['mm/a.c', 'mm/tests/t.h']
-	assert _entries(w.pending) == {('f', 'mm/sub/b.c')}
+	assert sorted(written) == ['mm/a.c', 'mm/sub/b.c', 'mm/tests/t.h']
+	assert _entries(w.pending) == {('f', 'mm/sub/c.c'), ('d', 'mm/sub'),
+				       ('f', 'mm/x.c'), ('d', 'mm'),
+				       ('d', 'lib')}
 
 
 class _Watching:
@@ -261,18 +269,16 @@ def test_watch_needs_no_other_mode() -> None:
 			'--in-place needs --kernel' in p.stderr, p.stderr
 
 
-def test_a_run_after_a_change_walks_neither_tree(
-		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
-		monkeypatch: pytest.MonkeyPatch) -> None:
-	"""The first run walks (mirror.py); a run after an edit brings it
-	over from the events alone, with no find over the user's tree or the
-	copy (stamp.py's look for newer files aside), even if it began
-	before the watch read them."""
+def _in_process(tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> watch.Watch:
+	"""A watch of kernel_tree whose runs boot no kernel (each leaves an
+	image in the build directory, and passes)."""
 	from mmkunit import deps, runner
 	from mmkunit.request import Build, Source
 	from mmkunit.session import Session
 	monkeypatch.setenv('MM_KUNIT_OVERLAY', str(overlay_dir))
 	monkeypatch.setattr(deps, 'ensure', lambda *a, **k: None)
+
 	def run_kunit(tree: Path, build: Path, opts: runner.RunOptions,
 		      results: Path, **kw: object) -> runner.RunResult:
 		build.mkdir(parents=True, exist_ok=True)
@@ -280,9 +286,19 @@ def test_a_run_after_a_change_walks_neither_tree(
 		return runner.RunResult(0, [runner.CaseResult(
 			's.a', runner.Status.PASS)], results, booted=True)
 	monkeypatch.setattr(runner, 'run_kunit', run_kunit)
-	s = Session(Source(cache=tmp_path / 'c', install=False,
-			   kernel=kernel_tree), Build(quiet=True))
-	w = watch.Watch(s, None)
+	return watch.Watch(Session(Source(cache=tmp_path / 'c', install=False,
+					  kernel=kernel_tree),
+				   Build(quiet=True)), None)
+
+
+def test_a_run_after_a_change_walks_neither_tree(
+		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""The first run walks (mirror.py); a run after an edit brings it
+	over from the events alone, with no find over the user's tree or the
+	copy (stamp.py's look for newer files aside), even if it began
+	before the watch read them."""
+	w = _in_process(tmp_path, kernel_tree, overlay_dir, monkeypatch)
 	try:
 		w._watch_trees()
 		assert w.run().ok
@@ -298,6 +314,29 @@ def test_a_run_after_a_change_walks_neither_tree(
 	assert finds == []
 	assert (w.tree.src / 'mm/foo.c').read_text().startswith(
 		'/* edited */\n')
+
+
+def test_a_tree_another_machine_may_change_is_walked_each_run(
+		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""On a network file system (inotify sees only this machine's
+	changes) a run with no event walks, and never boots the last kernel
+	as it is."""
+	monkeypatch.setattr(watch, '_remote', lambda p: p == kernel_tree)
+	w = _in_process(tmp_path, kernel_tree, overlay_dir, monkeypatch)
+	monkeypatch.setattr(watch.runs, 'run_built',
+			    lambda *a: pytest.fail('the last kernel as it is'))
+	try:
+		w._watch_trees()
+		assert w.run().ok
+		walked = mirror.walk
+		finds: List[object] = []
+		monkeypatch.setattr(mirror, 'walk', lambda *a: finds.append(a)
+				    or walked(*a))
+		assert w.run().ok
+	finally:
+		w.watcher.close()
+	assert finds
 
 
 def test_a_run_the_series_does_not_apply_to_is_not_the_last(
@@ -327,3 +366,90 @@ def test_a_run_the_series_does_not_apply_to_is_not_the_last(
 	assert code == 0, ''.join(w.err)
 	copy = next((tmp_path / 'c/trees').glob('user-*/src'))
 	assert (copy / 'mm/Kconfig').read_text().endswith('# fixed\n')
+
+
+def test_a_moved_directory_is_watched_where_it_is(
+		watched: Tuple[Path, watch.Watcher]) -> None:
+	"""A directory renamed: an edit in it is named by its new path."""
+	root, w = watched
+	(root / 'mm/sub').rename(root / 'mm/moved')
+	w.settled()
+	(root / 'mm/moved/b.c').write_text('b, moved\n')
+	assert _entries(w.settled()) == {('f', 'mm/moved/b.c')}
+
+
+def test_a_root_replaced_is_lost_and_watched_anew(
+		watched: Tuple[Path, watch.Watcher]) -> None:
+	"""A watched tree deleted and made again (a new clone at the same
+	path): what changed is not known, and a renewed watcher sees it."""
+	root, w = watched
+	shutil.rmtree(root)
+	_tree(root)
+	w.settled()
+	assert w.lost
+	w2 = w.renewed()
+	try:
+		(root / 'mm/a.c').write_text('a, new clone\n')
+		assert _entries(w2.settled()) == {('f', 'mm/a.c')}
+		assert not w2.lost
+	finally:
+		w2.close()
+
+
+def test_what_a_run_writes_is_not_watched(tmp_path: Path) -> None:
+	"""The cache (results, trees) inside a watched tree is left out."""
+	root = _tree(tmp_path / 't')
+	(root / 'cache/results').mkdir(parents=True)
+	w = watch.Watcher([root / 'cache'])
+	try:
+		w.add(root)
+		(root / 'cache/results/r.json').write_text('{}')
+		(root / 'cache/x').write_text('x')
+		assert w.settled() == []
+	finally:
+		w.close()
+
+
+MOUNTINFO = '''\
+22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw
+30 22 0:40 / /home/me rw shared:9 - nfs4 srv:/home rw,vers=4.2
+31 30 0:41 / /home/me/scratch rw shared:10 - tmpfs tmpfs rw
+32 22 0:42 / /mnt/my\\040disk rw shared:11 - fuse.sshfs me@host: rw
+'''
+
+
+def test_a_file_system_of_another_machine() -> None:
+	"""The type of the file system a path is on is the innermost
+	mount's that holds it."""
+	assert [watch.fstype(Path(p), MOUNTINFO) for p in (
+		'/home/me/linux', '/home/me', '/home/me/scratch/linux',
+		'/home/meta', '/mnt/my disk/linux', '/')] == [
+		'nfs4', 'nfs4', 'tmpfs', 'ext4', 'fuse.sshfs', 'ext4']
+	assert not watch._remote(Path('/tmp'))
+
+
+def test_an_edit_made_while_a_run_prepared_is_run(
+		tmp_path: Path, kernel_tree: Path, overlay_dir: Path,
+		monkeypatch: pytest.MonkeyPatch) -> None:
+	"""An edit whose events the run read as it prepared (after what it
+	brought over) starts the next run at once, with no event or Enter
+	after it; the end of standard input then ends the watch."""
+	w = _in_process(tmp_path, kernel_tree, overlay_dir, monkeypatch)
+	ours = w._ours
+	foo = kernel_tree / 'mm/foo.c'
+
+	def edited_meanwhile(written: List[str]) -> None:
+		if not foo.read_text().startswith('/* edited */'):
+			foo.write_text('/* edited */\n' + foo.read_text())
+		ours(written)
+	monkeypatch.setattr(w, '_ours', edited_meanwhile)
+	r, wr = os.pipe()
+	os.close(wr)
+	with os.fdopen(r) as stdin:
+		monkeypatch.setattr(watch.sys, 'stdin', stdin)
+		try:
+			assert w.loop().ok
+		finally:
+			w.watcher.close()
+	assert (w.tree.src / 'mm/foo.c').read_text().startswith(
+		'/* edited */\n')
