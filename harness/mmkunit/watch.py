@@ -11,7 +11,10 @@ by the files its preparation wrote. Enter with nothing changed since a
 run that booted runs the kernel that run built as it is
 (runs.run_built()), unless the kernel or the tree's state changed
 meanwhile (another run of the harness in the same tree). Events lost (the
-queue overflowed) make the next run walk, as a run without --watch does.
+queue overflowed) or a root replaced make the next run walk, as a run
+without --watch does, with every directory watched anew; so does every
+run of a tree on a file system another machine may change (_REMOTE),
+whose changes inotify does not see.
 
 Editors' swap and backup files (EDITOR_FILES) start no run; what is in
 them is copied with the next run's changes, as a run without --watch
