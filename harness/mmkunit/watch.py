@@ -28,8 +28,9 @@ import dataclasses
 import errno
 import fnmatch
 import os
-import select
 import re
+import select
+import stat
 import struct
 import subprocess
 import sys
@@ -106,8 +107,8 @@ class Event:
 		st = mirror._lstat(self.root / self.rel)
 		if st is None:
 			return [('d', self.dir)]
-		kind = 'd' if mirror._is_dir(st) else 'l' if \
-			os.path.islink(self.root / self.rel) else 'f'
+		kind = 'd' if stat.S_ISDIR(st.st_mode) else 'l' if \
+			stat.S_ISLNK(st.st_mode) else 'f'
 		return [(kind, self.rel)]
 
 

@@ -297,20 +297,19 @@ def test_a_parser_made_ready_reads_the_next_boot(tmp_path: Path) -> None:
 	the boot starts its own."""
 	tree, build = _booted_tree(tmp_path, f'cat {PASS_RUN / "console.log"}\n')
 	opts = runner.RunOptions(quiet=True)
+
+	def boot(results: Path) -> str:
+		"""The kernel booted, its results in results: its kunit.out."""
+		result = runner.run_kunit(tree, build, opts, results,
+					  exec_only=True)
+		assert result.ok, result.error
+		return (results / 'kunit.out').read_text()
 	runner.ready_parser(tree, opts, tmp_path / 'ready.json')
-	result = runner.run_kunit(tree, build, opts, tmp_path / 'r',
-				  exec_only=True)
-	assert result.ok, result.error
-	assert f'--json={tmp_path / "ready.json"}' in \
-		(tmp_path / 'r/kunit.out').read_text()
+	assert f'--json={tmp_path / "ready.json"}' in boot(tmp_path / 'r')
 	assert not (tmp_path / 'ready.json').exists()
 	other = make_kernel_tree(tmp_path / 'other')
 	runner.ready_parser(other, opts, tmp_path / 'other.json')
-	result = runner.run_kunit(tree, build, opts, tmp_path / 'r2',
-				  exec_only=True)
-	assert result.ok, result.error
-	assert f'--json={tmp_path / "r2/results.json"}' in \
-		(tmp_path / 'r2/kunit.out').read_text()
+	assert f'--json={tmp_path / "r2/results.json"}' in boot(tmp_path / 'r2')
 	assert not runner._ready and not (tmp_path / 'other.json').exists()
 
 
